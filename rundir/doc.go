@@ -1,0 +1,20 @@
+// Package rundir is the on-disk layout of one run: the contract between the experiment runner,
+// which writes it, and the report, which reads nothing else.
+//
+//	results/<run-id>/                    run-id = <UTC timestamp>-<scenario>, never reused
+//	  run.json                           Run: scenario, run id, configurations, validity
+//	  scenario.yaml                      the scenario file as given (copy)
+//	  <configuration>[-r<rep>]/          one folder per configuration and repetition
+//	    manifest.json                    Manifest
+//	    raw/<endpoint>.json              vegeta JSON-lines results, one file per endpoint
+//	    resources.csv                    resource time series (ResourceCSVHeader)
+//	  summary.json, report.md, plots/    written by the report
+//
+// Raw results are vegeta Results (readable by `vegeta report` and `vegeta plot`), one attack per
+// endpoint with a gapless Seq. Response headers are reduced to the service's X-Bulkhead-* outcome
+// headers, plus two the load generator adds:
+//
+//	X-Loadgen-Scheduled   the scheduled send offset from the attack start, in nanoseconds
+//	X-Loadgen-Class       the classified outcome (see loadgen.Classify): "ok", "timeout:dependency",
+//	                      "timeout:client", "rejected:full", "upstream:reset", "connection:refused", ...
+package rundir

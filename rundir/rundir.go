@@ -1,0 +1,105 @@
+package rundir
+
+import (
+	"time"
+)
+
+// File and folder names inside a run folder.
+const (
+	RunFile       = "run.json"
+	ScenarioFile  = "scenario.yaml"
+	ManifestFile  = "manifest.json"
+	RawDir        = "raw"
+	ResourcesFile = "resources.csv"
+	SummaryFile   = "summary.json"
+	ReportFile    = "report.md"
+	PlotsDir      = "plots"
+)
+
+// Headers the load generator adds to each stored result.
+const (
+	HeaderScheduled = "X-Loadgen-Scheduled"
+	HeaderClass     = "X-Loadgen-Class"
+)
+
+// ResourceCSVHeader is the header row of resources.csv: one row per resource per sample, so any
+// number of pools and dependencies fits. t_s is seconds since the attack start (the time line's
+// zero); rejected is cumulative.
+var ResourceCSVHeader = []string{"t_s", "resource", "capacity", "in_use", "rejected"}
+
+// Run describes a whole run folder.
+type Run struct {
+	Scenario       string    `json:"scenario"`
+	RunID          string    `json:"run_id"`
+	Description    string    `json:"description,omitempty"`
+	Configurations []string  `json:"configurations"` // folder names, in run order
+	Started        time.Time `json:"started"`
+	Ended          time.Time `json:"ended"`
+	Partial        bool      `json:"partial"` // interrupted: some configurations missing or cut short
+	Command        string    `json:"command"` // how to reproduce
+}
+
+// Manifest describes one configuration's run.
+type Manifest struct {
+	Scenario      string         `json:"scenario"`
+	Configuration string         `json:"configuration"`
+	Repetition    int            `json:"repetition"`
+	Seed          int64          `json:"seed"`
+	Versions      Versions       `json:"versions"`
+	Host          string         `json:"host"`
+	Started       time.Time      `json:"started"` // wall clock of the attack start (t = 0)
+	Ended         time.Time      `json:"ended"`
+	Partial       bool           `json:"partial"`
+	Valid         bool           `json:"valid"`
+	Invalid       []string       `json:"invalid,omitempty"` // reasons the run is not valid
+	ClientTimeout time.Duration  `json:"client_timeout_ns"`
+	Service       any            `json:"service"` // the service.Config the run used
+	Phases        []Phase        `json:"phases"`
+	Endpoints     []Endpoint     `json:"endpoints"`
+	Resolved      map[string]any `json:"resolved,omitempty"` // scenario values resolved at load time (e.g. "0.9x timeout" -> 450ms)
+	Toxiproxy     string         `json:"toxiproxy"`          // "embedded" or the external URL
+}
+
+// Versions records what produced the run.
+type Versions struct {
+	Bulkhead  string `json:"bulkhead"`
+	Go        string `json:"go"`
+	Toxiproxy string `json:"toxiproxy"`
+	Vegeta    string `json:"vegeta"`
+}
+
+// Phase is one span of the time line, offsets from the attack start.
+type Phase struct {
+	Name   string        `json:"name"`
+	Start  time.Duration `json:"start_ns"`
+	End    time.Duration `json:"end_ns"`
+	Faults []Fault       `json:"faults,omitempty"`
+}
+
+// Fault is one fault applied during a phase, with its amounts resolved.
+type Fault struct {
+	Dependency string        `json:"dependency"`
+	Type       string        `json:"type"` // latency | reset | timeout | http-error | down | bandwidth
+	Latency    time.Duration `json:"latency_ns,omitempty"`
+	Jitter     time.Duration `json:"jitter_ns,omitempty"`
+	RateKBps   int           `json:"rate_kbps,omitempty"`
+	// AppliedAt and RemovedAt are the measured offsets at which the fault actually switched.
+	AppliedAt time.Duration `json:"applied_at_ns"`
+	RemovedAt time.Duration `json:"removed_at_ns"`
+}
+
+// Endpoint is one endpoint's attack and the load generator's check of itself.
+type Endpoint struct {
+	Path     string        `json:"path"`
+	RawFile  string        `json:"raw_file"`   // relative to the configuration folder
+	Rate     float64       `json:"rate"`       // requests per second
+	Arrivals string        `json:"arrivals"`   // constant | poisson
+	Timeout  time.Duration `json:"timeout_ns"` // the load generator's own timeout
+	// Self-check.
+	Scheduled uint64        `json:"scheduled"` // sends the pacer scheduled within the time line
+	Sent      uint64        `json:"sent"`
+	Dropped   uint64        `json:"dropped"`
+	LagP50    time.Duration `json:"lag_p50_ns"`
+	LagP99    time.Duration `json:"lag_p99_ns"`
+	LagMax    time.Duration `json:"lag_max_ns"`
+}

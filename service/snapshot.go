@@ -1,0 +1,61 @@
+package service
+
+import "time"
+
+// Snapshot is the service's resource account at one instant. It is cheap to take (atomic loads)
+// and is served as JSON at /debug/resources.
+type Snapshot struct {
+	Time         time.Time         `json:"time"`
+	Pools        []PoolStats       `json:"pools"`
+	Dependencies []DependencyStats `json:"dependencies"`
+	Process      ProcessStats      `json:"process"`
+}
+
+// PoolStats is one pool's account. Counters are cumulative since start.
+type PoolStats struct {
+	Name          string            `json:"name"`
+	Kind          PoolKind          `json:"kind"`
+	Capacity      int               `json:"capacity"`
+	InUse         int               `json:"in_use"`
+	Waiting       int               `json:"waiting"` // waiters (semaphore) or queued tasks (workers)
+	QueueCapacity int               `json:"queue_capacity"`
+	Admitted      uint64            `json:"admitted"`
+	Rejected      map[string]uint64 `json:"rejected"` // by reason: full, queue-full, wait-timeout
+	WaitTotal     time.Duration     `json:"wait_total_ns"`
+	WaitMax       time.Duration     `json:"wait_max_ns"`
+}
+
+// DependencyStats is one dependency's account. Counters are cumulative since start.
+type DependencyStats struct {
+	Name         string        `json:"name"`
+	InFlight     int           `json:"in_flight"`
+	ConnsOpen    int           `json:"conns_open"`
+	ConnsInUse   int           `json:"conns_in_use"`
+	ConnWait     time.Duration `json:"conn_wait_total_ns"` // time spent waiting for a connection (httptrace)
+	Calls        uint64        `json:"calls"`
+	Timeouts     uint64        `json:"timeouts"`
+	Errors       uint64        `json:"errors"`
+	BreakerState string        `json:"breaker_state,omitempty"` // closed | open | half-open, when a breaker is on
+}
+
+// ProcessStats is the whole service's account.
+type ProcessStats struct {
+	InFlight         int `json:"in_flight"` // inbound requests being served
+	Goroutines       int `json:"goroutines"`
+	InboundConns     int `json:"inbound_conns"`
+	InboundConnsCap  int `json:"inbound_conns_cap"`  // 0 = no cap
+	OutboundConns    int `json:"outbound_conns"`     // open connections to all dependencies
+	OutboundConnsCap int `json:"outbound_conns_cap"` // 0 = no cap
+}
+
+// Resource is one scarce resource, flattened from a Snapshot for time series and for the report's
+// "which resource ran out" analysis. Capacity 0 means unbounded (never saturates).
+type Resource struct {
+	// Name is "pool:<name>", "queue:<pool>", "conns:<dependency>", "inbound-conns",
+	// "outbound-conns" or "goroutines".
+	Name     string `json:"name"`
+	Capacity int    `json:"capacity"`
+	InUse    int    `json:"in_use"`
+	// Rejected is the cumulative count of calls turned away because this resource was exhausted.
+	Rejected uint64 `json:"rejected"`
+}
