@@ -7,9 +7,14 @@ import (
 // Scenario is one experiment, as loaded from a YAML file and validated. Amounts written relative
 // to the client timeout ("0.9x timeout") are already resolved to durations here; the original text
 // is kept in Resolved so the run records both.
+//
+// The yaml tags name the keys of the scenario file. Load does not decode through them (it walks
+// the YAML nodes itself, to report file, line and field for every problem), but yaml.Marshal of a
+// loaded Scenario writes a file that loads back to the same values, with every default and
+// relative amount resolved.
 type Scenario struct {
 	Name        string `yaml:"name"`
-	Description string `yaml:"description"`
+	Description string `yaml:"description,omitempty"`
 	// Seed feeds every random source of the run (jitter, Poisson arrivals). 0 means 1.
 	Seed int64 `yaml:"seed"`
 	// Timeout is the client timeout of every dependency call, identical in every configuration.
@@ -17,40 +22,47 @@ type Scenario struct {
 	Dependencies   []Dependency    `yaml:"dependencies"`
 	Endpoints      []Endpoint      `yaml:"endpoints"`
 	Configurations []Configuration `yaml:"configurations"`
-	Load           Load            `yaml:"load"`
+	Load           LoadSpec        `yaml:"load"`
 	Phases         []Phase         `yaml:"phases"`
 	// Repetitions runs every configuration this many times. 0 means 1.
 	Repetitions int `yaml:"repetitions"`
 	// Limits are service-wide caps, applied in every configuration.
-	Limits Limits `yaml:"limits"`
+	Limits Limits `yaml:"limits,omitempty"`
 	// SampleEvery is the resource sampling period. 0 means 100ms.
 	SampleEvery time.Duration `yaml:"sample_every"`
 
 	// Path is the file the scenario was loaded from ("builtin:hypothesis" for embedded ones).
 	Path string `yaml:"-"`
-	// Resolved records relative amounts and their resolved values, e.g.
-	// "phases[3].faults[0].latency": "0.9x timeout = 450ms".
+	// Resolved records relative amounts, defaults derived from other fields and pool shorthands,
+	// keyed by field path, e.g. "phases[3].faults[0].latency": "0.9x timeout = 450ms".
 	Resolved map[string]string `yaml:"-"`
+	// Raw is the file's bytes as loaded (what a run copies to scenario.yaml).
+	Raw []byte `yaml:"-"`
+
+	// lines maps field paths to the line they were written on, so that Validate can point at the
+	// file after the runner changed a value. Nil for a scenario built in Go.
+	lines map[string]int
 }
 
 // Dependency is one fake dependency server.
 type Dependency struct {
 	Name string `yaml:"name"`
 	// Latency is the dependency's own base latency; Jitter adds a uniform [0, Jitter) from the
-	// seeded source.
+	// seeded source. Both >= 0.
 	Latency time.Duration `yaml:"latency"`
 	Jitter  time.Duration `yaml:"jitter"`
 	// Breaker, when set, puts a circuit breaker in front of this dependency in every configuration
 	// that does not override it.
-	Breaker *Breaker `yaml:"breaker"`
+	Breaker *Breaker `yaml:"breaker,omitempty"`
 }
 
-// Breaker mirrors service.BreakerConfig in YAML.
+// Breaker mirrors service.BreakerConfig in YAML; every zero value means what it means there.
 type Breaker struct {
 	SlowCallThreshold time.Duration `yaml:"slow_call_threshold"`
 	MinCalls          uint32        `yaml:"min_calls"`
 	FailureRatio      float64       `yaml:"failure_ratio"`
 	OpenTimeout       time.Duration `yaml:"open_timeout"`
+	Interval          time.Duration `yaml:"interval"`
 }
 
 // Endpoint is one inbound path of the service.
@@ -58,37 +70,44 @@ type Endpoint struct {
 	Path     string   `yaml:"path"`
 	Calls    []string `yaml:"calls"`
 	Deadline string   `yaml:"deadline"` // per-call (default) | shared
-	// Rate overrides Load.Rate for this endpoint (requests per second). 0 means Load.Rate.
-	Rate float64 `yaml:"-"`
+	// Rate is this endpoint's request rate per second. Written `rate: 20/s` on the endpoint, it
+	// overrides load.rate; Load fills it with Load.Rate otherwise, so after Load it is always > 0.
+	Rate float64 `yaml:"rate"`
 }
 
 // Configuration is one pool layout to compare.
 type Configuration struct {
 	Name string `yaml:"name"`
-	// Mode is shared, split or none.
+	// Mode is shared, split or none. Load infers it when not written: no pools = none, one pool
+	// covering every dependency = shared, anything else = split.
 	Mode  string `yaml:"mode"`
 	Pools []Pool `yaml:"pools"`
 	// Breakers, when true, keeps the dependencies' breakers on in this configuration; when false
 	// they are off. Nil means on where a dependency declares one.
-	Breakers *bool `yaml:"breakers"`
+	Breakers *bool `yaml:"breakers,omitempty"`
+	// Size is P in the shorthand `pools: default` (see DefaultPools). Load expands the shorthand
+	// into Pools and records the expansion in Scenario.Resolved; Size is then informational and is
+	// not marshalled, since Pools is.
+	Size int `yaml:"-"`
 }
 
 // Pool mirrors service.PoolConfig in YAML.
 type Pool struct {
 	Name         string        `yaml:"name"`
-	Kind         string        `yaml:"kind"` // semaphore | workers
+	Kind         string        `yaml:"kind"` // semaphore (default) | workers
 	Size         int           `yaml:"size"`
 	Queue        int           `yaml:"queue"`
 	MaxWait      time.Duration `yaml:"max_wait"`
 	Dependencies []string      `yaml:"dependencies"`
 }
 
-// Load is the open-model load: one constant-rate (or Poisson) attack per endpoint across the
-// whole time line.
-type Load struct {
+// LoadSpec is the open-model load: one constant-rate (or Poisson) attack per endpoint across the
+// whole time line. (Named LoadSpec, not Load, because the package's Load function reads a file.)
+type LoadSpec struct {
 	// Rate is requests per second per endpoint, written "50/s" or "50/1s" or a plain number.
-	Rate float64 `yaml:"-"`
-	// Rates overrides Rate per endpoint path.
+	Rate float64 `yaml:"rate"`
+	// Rates holds the endpoints that set their own `rate:`, by path (the effective rate of every
+	// endpoint is Endpoint.Rate). Filled by Load; not a key of the file.
 	Rates map[string]float64 `yaml:"-"`
 	// Arrivals is constant (default) or poisson.
 	Arrivals string `yaml:"arrivals"`
@@ -100,23 +119,25 @@ type Load struct {
 type Phase struct {
 	Name     string        `yaml:"name"`
 	Duration time.Duration `yaml:"duration"`
-	Faults   []Fault       `yaml:"faults"`
+	Faults   []Fault       `yaml:"faults,omitempty"`
 }
 
 // Fault is one fault in front of one dependency.
 type Fault struct {
 	Dependency string `yaml:"dependency"`
-	// Type is latency | reset | timeout | http-error | down | bandwidth.
-	Type     string        `yaml:"type"`
-	Latency  time.Duration `yaml:"-"` // latency: added delay (may be written "0.9x timeout")
-	Jitter   time.Duration `yaml:"-"`
-	RateKBps int           `yaml:"rate_kbps"` // bandwidth
+	// Type is latency | reset | timeout | http-error | down | bandwidth (see FaultTypes).
+	Type string `yaml:"type"`
+	// Latency is the added delay of a latency fault (may be written "0.9x timeout"); Jitter adds
+	// up to that much more. Both only for type latency.
+	Latency  time.Duration `yaml:"latency,omitempty"`
+	Jitter   time.Duration `yaml:"jitter,omitempty"`
+	RateKBps int           `yaml:"rate_kbps,omitempty"` // bandwidth: KB/s, > 0
 }
 
-// Limits are optional service-wide caps.
+// Limits are optional service-wide caps. 0 means no cap.
 type Limits struct {
-	MaxInboundConns  int `yaml:"max_inbound_conns"`
-	MaxOutboundConns int `yaml:"max_outbound_conns"`
+	MaxInboundConns  int `yaml:"max_inbound_conns,omitempty"`
+	MaxOutboundConns int `yaml:"max_outbound_conns,omitempty"`
 }
 
 // Duration returns the length of the whole time line.

@@ -1,0 +1,187 @@
+package scenarios
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/bulkheadlab/bulkhead/service"
+)
+
+// Defaults filled by Load for fields left out of a scenario file.
+const (
+	DefaultSeed        int64 = 1
+	DefaultRepetitions       = 1
+	DefaultSampleEvery       = 100 * time.Millisecond
+	// DefaultLoadTimeoutFactor times the client timeout is the load generator's own timeout.
+	DefaultLoadTimeoutFactor = 4
+	DefaultArrivals          = ArrivalsConstant
+	DefaultPoolKind          = string(service.KindSemaphore)
+	DefaultDeadline          = string(service.DeadlinePerCall)
+)
+
+// Arrival processes of the load.
+const (
+	ArrivalsConstant = "constant"
+	ArrivalsPoisson  = "poisson"
+)
+
+// Fault types.
+const (
+	FaultLatency   = "latency"    // added delay (latency, jitter)
+	FaultReset     = "reset"      // connection reset at the first byte: a fast error
+	FaultTimeout   = "timeout"    // the connection hangs: no answer at all
+	FaultHTTPError = "http-error" // the dependency answers 500
+	FaultDown      = "down"       // connection refused
+	FaultBandwidth = "bandwidth"  // throughput capped at rate_kbps
+)
+
+// FaultTypes lists every fault type, in the order the docs give them.
+var FaultTypes = []string{FaultLatency, FaultReset, FaultTimeout, FaultHTTPError, FaultDown, FaultBandwidth}
+
+// DefaultPools is the pool layout `pools: default` expands to, for a pool budget of P = size:
+//
+//	shared: one workers pool "shared" of size P, queue 2P, max_wait = timeout, covering every
+//	        dependency;
+//	split:  one semaphore pool per dependency, named after it, of size P/2 (at least 1), queue 0,
+//	        max_wait 0 (reject at once when full).
+//
+// It returns nil for any other mode or a size <= 0.
+func DefaultPools(mode string, size int, deps []string, timeout time.Duration) []Pool {
+	if size <= 0 {
+		return nil
+	}
+	switch service.Mode(mode) {
+	case service.ModeShared:
+		return []Pool{{
+			Name: "shared", Kind: string(service.KindWorkers), Size: size, Queue: 2 * size,
+			MaxWait: timeout, Dependencies: append([]string(nil), deps...),
+		}}
+	case service.ModeSplit:
+		pools := make([]Pool, len(deps))
+		for i, dep := range deps {
+			pools[i] = Pool{
+				Name: dep, Kind: string(service.KindSemaphore), Size: max(size/2, 1),
+				Dependencies: []string{dep},
+			}
+		}
+		return pools
+	}
+	return nil
+}
+
+// String writes a pool on one line, as Resolved records expansions.
+func (p Pool) String() string {
+	return fmt.Sprintf("%s %q size %d queue %d max_wait %v deps [%s]",
+		p.Kind, p.Name, p.Size, p.Queue, p.MaxWait, strings.Join(p.Dependencies, " "))
+}
+
+// DependencyNames returns the dependency names in file order.
+func (s *Scenario) DependencyNames() []string {
+	names := make([]string, len(s.Dependencies))
+	for i, d := range s.Dependencies {
+		names[i] = d.Name
+	}
+	return names
+}
+
+// complete fills defaults, expands `pools: default` and infers modes. Problems it finds (a
+// shorthand it cannot expand) go to p.
+func (s *Scenario) complete(p *problems, defaultPools map[int]string) {
+	if s.Resolved == nil {
+		s.Resolved = map[string]string{}
+	}
+	if s.Seed == 0 {
+		s.Seed = DefaultSeed
+	}
+	if s.Repetitions == 0 {
+		s.Repetitions = DefaultRepetitions
+	}
+	if s.SampleEvery == 0 {
+		s.SampleEvery = DefaultSampleEvery
+	}
+	if s.Load.Arrivals == "" {
+		s.Load.Arrivals = DefaultArrivals
+	}
+	if s.Load.Timeout == 0 && s.Timeout > 0 {
+		s.Load.Timeout = DefaultLoadTimeoutFactor * s.Timeout
+		s.Resolved["load.timeout"] = fmt.Sprintf("default %dx timeout = %v", DefaultLoadTimeoutFactor, s.Load.Timeout)
+	}
+	for i := range s.Endpoints {
+		e := &s.Endpoints[i]
+		if e.Deadline == "" {
+			e.Deadline = DefaultDeadline
+		}
+		if e.Rate != 0 {
+			if s.Load.Rates == nil {
+				s.Load.Rates = map[string]float64{}
+			}
+			s.Load.Rates[e.Path] = e.Rate
+		} else {
+			e.Rate = s.Load.Rate
+		}
+	}
+	deps := s.DependencyNames()
+	for i := range s.Configurations {
+		c := &s.Configurations[i]
+		if path, ok := defaultPools[i]; ok {
+			s.expandDefaultPools(p, c, path, deps)
+		}
+		for j := range c.Pools {
+			if c.Pools[j].Kind == "" {
+				c.Pools[j].Kind = DefaultPoolKind
+			}
+		}
+		if c.Mode == "" {
+			c.Mode = inferMode(c.Pools, deps)
+		}
+	}
+}
+
+func (s *Scenario) expandDefaultPools(p *problems, c *Configuration, path string, deps []string) {
+	cfg := parentPath(path)
+	switch service.Mode(c.Mode) {
+	case service.ModeShared, service.ModeSplit:
+	default:
+		p.add(join(cfg, "mode"), "`pools: default` needs mode shared or split, got %q", c.Mode)
+		return
+	}
+	if c.Size <= 0 {
+		p.add(join(cfg, "size"), "`pools: default` needs size > 0 (the pool budget P), got %d", c.Size)
+		return
+	}
+	if s.Timeout <= 0 || len(deps) == 0 {
+		return // reported elsewhere; nothing sensible to expand
+	}
+	c.Pools = DefaultPools(c.Mode, c.Size, deps, s.Timeout)
+	parts := make([]string, len(c.Pools))
+	for i, pl := range c.Pools {
+		parts[i] = pl.String()
+	}
+	s.Resolved[path] = fmt.Sprintf("default %s P=%d = %s", c.Mode, c.Size, strings.Join(parts, "; "))
+}
+
+// inferMode is the mode a configuration without one has: no pools = none, a single pool covering
+// every dependency = shared, otherwise split.
+func inferMode(pools []Pool, deps []string) string {
+	switch {
+	case len(pools) == 0:
+		return string(service.ModeNone)
+	case len(pools) == 1 && coversAll(pools[0], deps):
+		return string(service.ModeShared)
+	}
+	return string(service.ModeSplit)
+}
+
+func coversAll(p Pool, deps []string) bool {
+	have := map[string]bool{}
+	for _, d := range p.Dependencies {
+		have[d] = true
+	}
+	for _, d := range deps {
+		if !have[d] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,583 @@
+package scenarios
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Load reads, decodes, completes and validates the scenario file at path. It blocks on reading
+// the file only. Decoding is strict: every problem (syntax, unknown or duplicate fields, wrong
+// types, missing required fields, bad values, inconsistent pools) is reported, each as a
+// *FieldError naming file, line and field path, joined one per line and matching ErrInvalid.
+// On success the returned scenario has its defaults filled, its relative amounts and pool
+// shorthands resolved (recorded in Resolved), and Path and Raw set. On failure it returns a nil
+// scenario.
+func Load(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load scenario: %w", err)
+	}
+	return Parse(path, data)
+}
+
+// Parse is Load on bytes already read; name is used as the file name in errors and as Path.
+func Parse(name string, data []byte) (*Scenario, error) {
+	d := &decoder{
+		problems: problems{file: name, lines: map[string]int{}},
+		resolved: map[string]string{},
+	}
+	s := &Scenario{Path: name, Raw: bytes.Clone(data), lines: d.lines}
+
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			d.addAt(0, "", "empty file")
+		} else {
+			d.addAt(yamlErrLine(err), "", "%s", yamlErrMsg(err))
+		}
+		return nil, d.err()
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		d.addAt(extra.Line, "", "more than one YAML document; a scenario file holds one")
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	d.scenario(root, s)
+	d.resolveRelatives()
+	s.Resolved = d.resolved
+	s.complete(&d.problems, d.defaultPools)
+
+	v := s.validate()
+	for _, e := range v.list {
+		if !d.has(e.Field) {
+			d.list = append(d.list, e)
+		}
+	}
+	if err := d.err(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// yamlErrLine pulls the line number out of a yaml.v3 syntax error ("yaml: line 3: ...").
+func yamlErrLine(err error) int {
+	msg := err.Error()
+	if _, rest, ok := strings.Cut(msg, "line "); ok {
+		if n, _, ok := strings.Cut(rest, ":"); ok {
+			if l, err := strconv.Atoi(n); err == nil {
+				return l
+			}
+		}
+	}
+	return 0
+}
+
+// yamlErrMsg strips yaml.v3's "yaml: line N: " prefix, since FieldError prints the line itself.
+func yamlErrMsg(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if strings.HasPrefix(msg, "line ") {
+		if _, rest, ok := strings.Cut(msg, ": "); ok {
+			msg = rest
+		}
+	}
+	return "yaml syntax: " + msg
+}
+
+// decoder walks YAML nodes into a Scenario, collecting problems instead of stopping at the first.
+type decoder struct {
+	problems
+	resolved map[string]string
+	// pending are durations written relative to the timeout, resolved once the timeout is known.
+	pending []pendingRelative
+	// timeout is the client timeout as decoded; timeoutOK is false when absent or unreadable.
+	timeout   time.Duration
+	timeoutOK bool
+	// defaultPools lists the configurations that wrote `pools: default`, by index.
+	defaultPools map[int]string
+}
+
+type pendingRelative struct {
+	path string
+	rel  relative
+	dst  *time.Duration
+}
+
+// field is one key of a YAML mapping and how to decode its value.
+type field struct {
+	name     string
+	required bool
+	decode   func(n *yaml.Node, path string)
+}
+
+func join(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
+func index(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i) }
+
+// deref follows aliases (anchors are allowed: `faults: *slowA`).
+func deref(n *yaml.Node) *yaml.Node {
+	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 100; i++ {
+		n = n.Alias
+	}
+	return n
+}
+
+func isNull(n *yaml.Node) bool {
+	return n == nil || (n.Kind == yaml.ScalarNode && n.Tag == "!!null")
+}
+
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return "nothing"
+		}
+		return strconv.Quote(n.Value)
+	}
+	return "an unexpected node"
+}
+
+// mapping decodes a YAML mapping whose keys must be among fields; it reports unknown, duplicate
+// and missing required keys. It records the line of the mapping at path and of each key at
+// path.key.
+func (d *decoder) mapping(n *yaml.Node, path string, fields []field) bool {
+	n = deref(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		if n == nil {
+			d.add(path, "expected a mapping")
+		} else {
+			d.addAt(n.Line, path, "expected a mapping, got %s", describe(n))
+		}
+		return false
+	}
+	if _, ok := d.lines[path]; !ok {
+		d.lines[path] = n.Line
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := deref(n.Content[i]), n.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			d.addAt(k.Line, path, "a key must be a plain name, got %s", describe(k))
+			continue
+		}
+		fp := join(path, k.Value)
+		var f *field
+		for j := range fields {
+			if fields[j].name == k.Value {
+				f = &fields[j]
+			}
+		}
+		if f == nil {
+			d.addAt(k.Line, fp, "unknown field %q (known: %s)", k.Value, fieldNames(fields))
+			continue
+		}
+		if seen[k.Value] {
+			d.addAt(k.Line, fp, "duplicate field %q", k.Value)
+			continue
+		}
+		seen[k.Value] = true
+		d.lines[fp] = k.Line
+		if f.required && isNull(deref(v)) {
+			d.addAt(k.Line, fp, "missing value (required)")
+			continue
+		}
+		f.decode(v, fp)
+	}
+	for _, f := range fields {
+		if f.required && !seen[f.name] {
+			d.addAt(n.Line, join(path, f.name), "missing required field %q", f.name)
+		}
+	}
+	return true
+}
+
+func fieldNames(fields []field) string {
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		names[i] = f.name
+	}
+	return strings.Join(names, ", ")
+}
+
+// sequence decodes a YAML list, calling item for each element with its path. A null value is an
+// empty list.
+func (d *decoder) sequence(n *yaml.Node, path string, item func(i int, n *yaml.Node, path string)) int {
+	n = deref(n)
+	if isNull(n) {
+		return 0
+	}
+	if n.Kind != yaml.SequenceNode {
+		d.addAt(n.Line, path, "expected a list, got %s", describe(n))
+		return 0
+	}
+	d.lines[path] = n.Line
+	for i, c := range n.Content {
+		p := index(path, i)
+		d.lines[p] = deref(c).Line
+		item(i, c, p)
+	}
+	return len(n.Content)
+}
+
+// scalar returns the text of a scalar value, reporting anything else.
+func (d *decoder) scalar(n *yaml.Node, path, want string) (string, bool) {
+	n = deref(n)
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		d.addAt(n.Line, path, "expected %s, got %s", want, describe(n))
+		return "", false
+	}
+	return n.Value, true
+}
+
+func (d *decoder) str(dst *string) func(*yaml.Node, string) {
+	return func(n *yaml.Node, path string) {
+		if v, ok := d.scalar(n, path, "a string"); ok {
+			*dst = v
+		}
+	}
+}
+
+func (d *decoder) strList(dst *[]string) func(*yaml.Node, string) {
+	return func(n *yaml.Node, path string) {
+		n = deref(n)
+		if !isNull(n) && n.Kind != yaml.SequenceNode {
+			d.addAt(n.Line, path, "expected a list, got %s", describe(n))
+			return
+		}
+		if isNull(n) {
+			return
+		}
+		out := make([]string, len(n.Content))
+		d.sequence(n, path, func(i int, c *yaml.Node, p string) {
+			if v, ok := d.scalar(c, p, "a name"); ok {
+				out[i] = v
+			}
+		})
+		*dst = out
+	}
+}
+
+func (d *decoder) integer(n *yaml.Node, path string, bits int) (int64, bool) {
+	n = deref(n)
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
+		d.addAt(n.Line, path, "expected an integer, got %s", describe(n))
+		return 0, false
+	}
+	v, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, bits)
+	if err != nil {
+		d.addAt(n.Line, path, "expected an integer that fits %d bits, got %s", bits, describe(n))
+		return 0, false
+	}
+	return v, true
+}
+
+func (d *decoder) intField(dst *int) func(*yaml.Node, string) {
+	return func(n *yaml.Node, path string) {
+		if v, ok := d.integer(n, path, 32); ok {
+			*dst = int(v)
+		}
+	}
+}
+
+func (d *decoder) int64Field(dst *int64) func(*yaml.Node, string) {
+	return func(n *yaml.Node, path string) {
+		if v, ok := d.integer(n, path, 64); ok {
+			*dst = v
+		}
+	}
+}
+
+func (d *decoder) uint32Field(dst *uint32) func(*yaml.Node, string) {
+	return func(n *yaml.Node, path string) {
+		if v, ok := d.integer(n, path, 64); ok {
+			if v < 0 || v > math.MaxUint32 {
+				d.add(path, "must be between 0 and %d, got %d", uint32(math.MaxUint32), v)
+				return
+			}
+			*dst = uint32(v)
+		}
+	}
+}
+
+func (d *decoder) floatField(dst *float64) func(*yaml.Node, string) {
+	return func(n *yaml.Node, path string) {
+		n = deref(n)
+		if n.Kind != yaml.ScalarNode || (n.Tag != "!!int" && n.Tag != "!!float") {
+			d.addAt(n.Line, path, "expected a number, got %s", describe(n))
+			return
+		}
+		v, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			d.addAt(n.Line, path, "expected a finite number, got %s", describe(n))
+			return
+		}
+		*dst = v
+	}
+}
+
+func (d *decoder) boolPtr(dst **bool) func(*yaml.Node, string) {
+	return func(n *yaml.Node, path string) {
+		n = deref(n)
+		if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
+			d.addAt(n.Line, path, "expected true or false, got %s", describe(n))
+			return
+		}
+		b := n.Value == "true" || n.Value == "True" || n.Value == "TRUE"
+		*dst = &b
+	}
+}
+
+// duration decodes "250ms" (or 0); when relativeOK it also takes "0.9x timeout" / "0.9x",
+// resolved after the whole file is read.
+func (d *decoder) duration(dst *time.Duration, relativeOK bool) func(*yaml.Node, string) {
+	return func(n *yaml.Node, path string) {
+		n = deref(n)
+		if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+			d.addAt(n.Line, path, "expected a duration like \"250ms\", got %s", describe(n))
+			return
+		}
+		if n.Tag == "!!int" || n.Tag == "!!float" {
+			if v, err := strconv.ParseFloat(n.Value, 64); err == nil && v == 0 {
+				*dst = 0
+				return
+			}
+			d.addAt(n.Line, path, "expected a duration with a unit like \"250ms\", got %s", describe(n))
+			return
+		}
+		if rel, ok, err := parseRelative(n.Value); ok {
+			switch {
+			case !relativeOK:
+				d.addAt(n.Line, path, "cannot be written relative to the timeout (%q); write a duration like \"500ms\"", n.Value)
+			case err != nil:
+				d.addAt(n.Line, path, "%v", err)
+			default:
+				d.pending = append(d.pending, pendingRelative{path: path, rel: rel, dst: dst})
+			}
+			return
+		}
+		v, err := time.ParseDuration(strings.TrimSpace(n.Value))
+		if err != nil {
+			d.addAt(n.Line, path, "expected a duration like \"250ms\" or \"0.9x timeout\", got %s", describe(n))
+			return
+		}
+		*dst = v
+	}
+}
+
+// rate decodes "50/s", "3000/1m" or a number per second.
+func (d *decoder) rate(dst *float64) func(*yaml.Node, string) {
+	return func(n *yaml.Node, path string) {
+		n = deref(n)
+		if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+			d.addAt(n.Line, path, "expected a rate like \"50/s\", got %s", describe(n))
+			return
+		}
+		v, err := ParseRate(n.Value)
+		if err != nil {
+			d.addAt(n.Line, path, "%v", err)
+			return
+		}
+		*dst = v
+	}
+}
+
+// resolveRelatives turns every "0.9x timeout" into a duration, now that the timeout is known.
+func (d *decoder) resolveRelatives() {
+	for _, p := range d.pending {
+		if !d.timeoutOK || d.timeout <= 0 {
+			d.add(p.path, "cannot resolve %q: timeout is missing or invalid", p.rel.text)
+			continue
+		}
+		if p.rel.factor*float64(d.timeout) >= math.MaxInt64 {
+			d.add(p.path, "%q resolves to more than %v", p.rel.text, time.Duration(math.MaxInt64))
+			continue
+		}
+		v := p.rel.resolve(d.timeout)
+		if v <= 0 {
+			d.add(p.path, "%q resolves to %v; must be > 0", p.rel.text, v)
+			continue
+		}
+		*p.dst = v
+		d.resolved[p.path] = fmt.Sprintf("%s = %v (timeout %v)", p.rel.text, v, d.timeout)
+	}
+}
+
+// scenario decodes the top-level mapping.
+func (d *decoder) scenario(n *yaml.Node, s *Scenario) {
+	d.mapping(n, "", []field{
+		{name: "name", required: true, decode: d.str(&s.Name)},
+		{name: "description", decode: d.str(&s.Description)},
+		{name: "seed", decode: d.int64Field(&s.Seed)},
+		{name: "timeout", required: true, decode: func(n *yaml.Node, path string) {
+			before := len(d.list)
+			d.duration(&s.Timeout, false)(n, path)
+			d.timeout, d.timeoutOK = s.Timeout, len(d.list) == before
+		}},
+		{name: "dependencies", required: true, decode: func(n *yaml.Node, path string) {
+			s.Dependencies = make([]Dependency, lenOf(n))
+			d.sequence(n, path, func(i int, n *yaml.Node, p string) { d.dependency(n, p, &s.Dependencies[i]) })
+		}},
+		{name: "endpoints", required: true, decode: func(n *yaml.Node, path string) {
+			s.Endpoints = make([]Endpoint, lenOf(n))
+			d.sequence(n, path, func(i int, n *yaml.Node, p string) { d.endpoint(n, p, &s.Endpoints[i]) })
+		}},
+		{name: "configurations", required: true, decode: func(n *yaml.Node, path string) {
+			s.Configurations = make([]Configuration, lenOf(n))
+			d.sequence(n, path, func(i int, n *yaml.Node, p string) { d.configuration(n, p, i, &s.Configurations[i]) })
+		}},
+		{name: "load", required: true, decode: func(n *yaml.Node, path string) { d.load(n, path, &s.Load) }},
+		{name: "phases", required: true, decode: func(n *yaml.Node, path string) {
+			s.Phases = make([]Phase, lenOf(n))
+			d.sequence(n, path, func(i int, n *yaml.Node, p string) { d.phase(n, p, &s.Phases[i]) })
+		}},
+		{name: "repetitions", decode: d.intField(&s.Repetitions)},
+		{name: "limits", decode: func(n *yaml.Node, path string) {
+			d.mapping(n, path, []field{
+				{name: "max_inbound_conns", decode: d.intField(&s.Limits.MaxInboundConns)},
+				{name: "max_outbound_conns", decode: d.intField(&s.Limits.MaxOutboundConns)},
+			})
+		}},
+		{name: "sample_every", decode: func(n *yaml.Node, path string) {
+			before, pending := len(d.list), len(d.pending)
+			d.duration(&s.SampleEvery, true)(n, path)
+			if len(d.list) == before && len(d.pending) == pending && s.SampleEvery <= 0 {
+				// Written explicitly: 0 would silently mean the default, so say so.
+				d.add(path, "must be > 0 when set (omit it for the default %v)", DefaultSampleEvery)
+			}
+		}},
+	})
+}
+
+// lenOf is the length of a list node (0 for anything else), to size slices before decoding into
+// their elements by pointer.
+func lenOf(n *yaml.Node) int {
+	n = deref(n)
+	if n != nil && n.Kind == yaml.SequenceNode {
+		return len(n.Content)
+	}
+	return 0
+}
+
+func (d *decoder) dependency(n *yaml.Node, path string, dep *Dependency) {
+	d.mapping(n, path, []field{
+		{name: "name", required: true, decode: d.str(&dep.Name)},
+		{name: "latency", decode: d.duration(&dep.Latency, true)},
+		{name: "jitter", decode: d.duration(&dep.Jitter, true)},
+		{name: "breaker", decode: func(n *yaml.Node, path string) {
+			b := &Breaker{}
+			if isNull(deref(n)) {
+				d.add(path, "expected a mapping (use {} for all defaults)")
+				return
+			}
+			if d.mapping(n, path, []field{
+				{name: "slow_call_threshold", decode: d.duration(&b.SlowCallThreshold, true)},
+				{name: "min_calls", decode: d.uint32Field(&b.MinCalls)},
+				{name: "failure_ratio", decode: d.floatField(&b.FailureRatio)},
+				{name: "open_timeout", decode: d.duration(&b.OpenTimeout, true)},
+				{name: "interval", decode: d.duration(&b.Interval, true)},
+			}) {
+				dep.Breaker = b
+			}
+		}},
+	})
+}
+
+func (d *decoder) endpoint(n *yaml.Node, path string, e *Endpoint) {
+	d.mapping(n, path, []field{
+		{name: "path", required: true, decode: d.str(&e.Path)},
+		{name: "calls", required: true, decode: d.strList(&e.Calls)},
+		{name: "deadline", decode: d.str(&e.Deadline)},
+		{name: "rate", decode: d.rate(&e.Rate)},
+	})
+}
+
+func (d *decoder) configuration(n *yaml.Node, path string, i int, c *Configuration) {
+	d.mapping(n, path, []field{
+		{name: "name", required: true, decode: d.str(&c.Name)},
+		{name: "mode", decode: d.str(&c.Mode)},
+		{name: "size", decode: d.intField(&c.Size)},
+		{name: "breakers", decode: d.boolPtr(&c.Breakers)},
+		{name: "pools", decode: func(n *yaml.Node, path string) {
+			n = deref(n)
+			if n.Kind == yaml.ScalarNode && n.Tag != "!!null" {
+				if n.Value != "default" {
+					d.addAt(n.Line, path, "expected a list of pools or \"default\", got %s", describe(n))
+					return
+				}
+				if d.defaultPools == nil {
+					d.defaultPools = map[int]string{}
+				}
+				d.defaultPools[i] = path
+				return
+			}
+			c.Pools = make([]Pool, lenOf(n))
+			d.sequence(n, path, func(j int, n *yaml.Node, p string) { d.pool(n, p, &c.Pools[j]) })
+		}},
+	})
+	if _, ok := d.lines[join(path, "size")]; ok {
+		if _, isDefault := d.defaultPools[i]; !isDefault {
+			d.add(join(path, "size"), "size is P for `pools: default`; with explicit pools give each pool its size")
+		}
+	}
+}
+
+func (d *decoder) pool(n *yaml.Node, path string, p *Pool) {
+	d.mapping(n, path, []field{
+		{name: "name", required: true, decode: d.str(&p.Name)},
+		{name: "kind", decode: d.str(&p.Kind)},
+		{name: "size", required: true, decode: d.intField(&p.Size)},
+		{name: "queue", decode: d.intField(&p.Queue)},
+		{name: "max_wait", decode: d.duration(&p.MaxWait, true)},
+		{name: "dependencies", required: true, decode: d.strList(&p.Dependencies)},
+	})
+}
+
+func (d *decoder) load(n *yaml.Node, path string, l *LoadSpec) {
+	d.mapping(n, path, []field{
+		{name: "rate", required: true, decode: d.rate(&l.Rate)},
+		{name: "arrivals", decode: d.str(&l.Arrivals)},
+		{name: "timeout", decode: d.duration(&l.Timeout, true)},
+	})
+}
+
+func (d *decoder) phase(n *yaml.Node, path string, p *Phase) {
+	d.mapping(n, path, []field{
+		{name: "name", required: true, decode: d.str(&p.Name)},
+		{name: "duration", required: true, decode: d.duration(&p.Duration, true)},
+		{name: "faults", decode: func(n *yaml.Node, path string) {
+			p.Faults = make([]Fault, lenOf(n))
+			d.sequence(n, path, func(i int, n *yaml.Node, fp string) { d.fault(n, fp, &p.Faults[i]) })
+		}},
+	})
+}
+
+func (d *decoder) fault(n *yaml.Node, path string, f *Fault) {
+	d.mapping(n, path, []field{
+		{name: "dependency", required: true, decode: d.str(&f.Dependency)},
+		{name: "type", required: true, decode: d.str(&f.Type)},
+		{name: "latency", decode: d.duration(&f.Latency, true)},
+		{name: "jitter", decode: d.duration(&f.Jitter, true)},
+		{name: "rate_kbps", decode: d.intField(&f.RateKBps)},
+	})
+}
