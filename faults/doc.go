@@ -1,0 +1,29 @@
+// Package faults puts Toxiproxy behind one small interface, Injector, whose calls take a context
+// and wrap their errors. Two implementations: Embedded runs Toxiproxy in-process (no HTTP API, no
+// fixed port), External drives a separate toxiproxy-server through its HTTP API.
+//
+// A proxy listens on 127.0.0.1 on an ephemeral port in front of one dependency; the service is
+// pointed at the proxy. Apply replaces whatever fault the proxy had with one Fault; Clear removes it.
+// Every toxic goes on the downstream direction (dependency -> service) with toxicity 1.0:
+//
+//	latency    latency toxic: each response chunk is held Latency (± Jitter, Toxiproxy's own
+//	           unseeded source), in whole milliseconds
+//	reset      reset_peer toxic, timeout 0: the connection is closed at the first response byte
+//	timeout    timeout toxic, timeout 0: response bytes are dropped and the connection hangs until
+//	           the caller's own timeout fires
+//	down       the proxy is disabled: its listener closes (connection refused) and its live
+//	           connections are closed; Clear re-enables it on the same address
+//	bandwidth  bandwidth toxic: responses flow at RateKBps
+//	http-error not a TCP fault: the dependency server answers it (dependency.Server.SetFailing);
+//	           Apply returns ErrNotTCP
+//
+// How faults meet live keep-alive connections (measured with the tests in this package, Toxiproxy
+// v2.5.0): adding a toxic affects connections that are already open at once, and removing a
+// latency toxic releases the data it holds at once. Disabling a proxy (down) closes its
+// connections. A reset_peer toxic added while a pooled connection is open closes that connection
+// with a FIN, not an RST (Toxiproxy sets SO_LINGER 0 only on connections opened while the toxic
+// exists), so the request on it reads EOF; Go's transport then retries an idempotent GET on a fresh
+// connection, which is reset with an RST. A GET client therefore sees "connection reset by peer"
+// either way, but the dependency serves that request twice. Removing a timeout toxic closes the
+// connections it was stalling.
+package faults
