@@ -1,6 +1,13 @@
 package service
 
-import "time"
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+)
 
 // Mode says how dependency calls are admitted.
 type Mode string
@@ -119,4 +126,261 @@ type Config struct {
 	MaxOutboundConns int `json:"max_outbound_conns"`
 	// MaxIdleConnsPerDependency sets the transport's idle pool per host. 0 means 1024.
 	MaxIdleConnsPerDependency int `json:"max_idle_conns_per_dependency"`
+}
+
+// Defaults applied where a Config field is zero.
+const (
+	// DefaultMaxIdleConnsPerDependency is the idle connection pool per dependency. The
+	// net/http default of 2 collapses at a few thousand requests per second: every extra
+	// concurrent call dials a new connection and closes it afterwards.
+	DefaultMaxIdleConnsPerDependency = 1024
+	// DebugResourcesPath serves the Snapshot as JSON.
+	DebugResourcesPath = "/debug/resources"
+	// MetricsPath serves Prometheus metrics.
+	MetricsPath = "/metrics"
+)
+
+// ErrInvalidConfig is wrapped by every error Validate returns.
+var ErrInvalidConfig = errors.New("invalid service config")
+
+// ValidationError lists every problem Validate found, each naming its field
+// ("pools[1].size: must be > 0"). errors.Is(err, ErrInvalidConfig) holds.
+type ValidationError struct {
+	Problems []string
+}
+
+func (e *ValidationError) Error() string {
+	return "invalid service config: " + strings.Join(e.Problems, "; ")
+}
+
+// Is reports ErrInvalidConfig.
+func (e *ValidationError) Is(target error) bool { return target == ErrInvalidConfig }
+
+// ParseMode returns the Mode named by s ("" means shared).
+func ParseMode(s string) (Mode, error) {
+	switch Mode(s) {
+	case "", ModeShared:
+		return ModeShared, nil
+	case ModeSplit, ModeNone:
+		return Mode(s), nil
+	}
+	return "", fmt.Errorf("mode %q: must be shared, split or none", s)
+}
+
+// ParsePoolKind returns the PoolKind named by s ("" means semaphore).
+func ParsePoolKind(s string) (PoolKind, error) {
+	switch PoolKind(s) {
+	case "", KindSemaphore:
+		return KindSemaphore, nil
+	case KindWorkers:
+		return KindWorkers, nil
+	}
+	return "", fmt.Errorf("kind %q: must be semaphore or workers", s)
+}
+
+// DefaultPools returns the pool layout seed 004 compares, for p slots in total, the given
+// dependencies and the client timeout:
+//
+//   - shared: ONE pool named "shared" of kind workers, Size p, QueueCapacity 2p, MaxWait timeout,
+//     covering every dependency. It is shaped like a server's request worker pool, which is what
+//     "one pool of size P" means in a service without bulkheads: requests do not fail fast when
+//     the workers are busy, they wait in the worker queue (here up to one client timeout), so a
+//     dependency answering just under the timeout holds workers and makes every endpoint queue
+//     behind it. The queue is bounded (2p) so that the pool never hides load in an unbounded
+//     queue.
+//   - split: one semaphore per dependency, named after it, Size max(1, p/2), QueueCapacity 0,
+//     MaxWait 0: the "per-dependency semaphore bulkheads" that "reject quickly once full". A
+//     stalled dependency takes its own p/2 permits and every further call to it is rejected at
+//     once (503 full), while the other dependencies keep theirs.
+//   - none: no pool.
+//
+// The client timeout is identical in both layouts, as the seed requires; only admission differs.
+// With two dependencies both layouts hold p slots in total, so the split layout's cost (lower
+// peak throughput for one dependency) is visible too.
+func DefaultPools(mode Mode, p int, deps []string, timeout time.Duration) []PoolConfig {
+	switch mode {
+	case ModeSplit:
+		pools := make([]PoolConfig, 0, len(deps))
+		for _, d := range deps {
+			pools = append(pools, PoolConfig{
+				Name:         d,
+				Kind:         KindSemaphore,
+				Size:         max(1, p/2),
+				Dependencies: []string{d},
+			})
+		}
+		return pools
+	case ModeNone:
+		return nil
+	default:
+		return []PoolConfig{{
+			Name:          "shared",
+			Kind:          KindWorkers,
+			Size:          max(1, p),
+			QueueCapacity: 2 * max(1, p),
+			MaxWait:       timeout,
+			Dependencies:  slices.Clone(deps),
+		}}
+	}
+}
+
+// Validate reports every problem that would stop the service from running, as a
+// *ValidationError naming each field. It does not change c.
+func (c Config) Validate() error {
+	var errs []string
+	add := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
+
+	mode, err := ParseMode(string(c.Mode))
+	if err != nil {
+		add("mode: %v", err)
+	}
+	if c.ClientTimeout <= 0 {
+		add("client_timeout: must be > 0")
+	}
+	if c.MaxInboundConns < 0 {
+		add("max_inbound_conns: must be >= 0")
+	}
+	if c.MaxOutboundConns < 0 {
+		add("max_outbound_conns: must be >= 0")
+	}
+	if c.MaxIdleConnsPerDependency < 0 {
+		add("max_idle_conns_per_dependency: must be >= 0")
+	}
+
+	deps := map[string]bool{}
+	if len(c.Dependencies) == 0 {
+		add("dependencies: must not be empty")
+	}
+	for i, d := range c.Dependencies {
+		f := fmt.Sprintf("dependencies[%d]", i)
+		switch {
+		case d.Name == "":
+			add("%s.name: must not be empty", f)
+		case deps[d.Name]:
+			add("%s.name: %q is declared twice", f, d.Name)
+		}
+		deps[d.Name] = true
+		if u, err := url.Parse(d.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			add("%s.url: %q is not an http(s) URL with a host", f, d.URL)
+		}
+		if b := d.Breaker; b != nil {
+			if b.FailureRatio < 0 || b.FailureRatio > 1 {
+				add("%s.breaker.failure_ratio: must be in [0, 1]", f)
+			}
+			if b.SlowCallThreshold < 0 || b.OpenTimeout < 0 || b.Interval < 0 {
+				add("%s.breaker: durations must be >= 0", f)
+			}
+		}
+	}
+
+	paths := map[string]bool{}
+	if len(c.Endpoints) == 0 {
+		add("endpoints: must not be empty")
+	}
+	for i, e := range c.Endpoints {
+		f := fmt.Sprintf("endpoints[%d]", i)
+		switch {
+		case !strings.HasPrefix(e.Path, "/"):
+			add("%s.path: %q must start with /", f, e.Path)
+		case e.Path == DebugResourcesPath || e.Path == MetricsPath || strings.HasPrefix(e.Path, "/debug/"):
+			add("%s.path: %q collides with the service's own debug paths", f, e.Path)
+		case paths[e.Path]:
+			add("%s.path: %q is declared twice", f, e.Path)
+		}
+		paths[e.Path] = true
+		if len(e.Calls) == 0 {
+			add("%s.calls: must name at least one dependency", f)
+		}
+		for j, name := range e.Calls {
+			if !deps[name] {
+				add("%s.calls[%d]: unknown dependency %q", f, j, name)
+			}
+		}
+		if e.Deadline != "" && e.Deadline != DeadlinePerCall && e.Deadline != DeadlineShared {
+			add("%s.deadline: %q must be per-call or shared", f, e.Deadline)
+		}
+	}
+
+	covered := map[string]string{} // dependency -> pool
+	names := map[string]bool{}
+	for i, p := range c.Pools {
+		f := fmt.Sprintf("pools[%d]", i)
+		errs = append(errs, validatePool(f, p)...)
+		if names[p.Name] && p.Name != "" {
+			add("%s.name: %q is declared twice", f, p.Name)
+		}
+		names[p.Name] = true
+		for j, d := range p.Dependencies {
+			switch {
+			case !deps[d]:
+				add("%s.dependencies[%d]: unknown dependency %q", f, j, d)
+			case covered[d] != "":
+				add("%s.dependencies[%d]: %q is already in pool %q", f, j, d, covered[d])
+			default:
+				covered[d] = p.Name
+			}
+		}
+	}
+	switch mode {
+	case ModeNone:
+		if len(c.Pools) > 0 {
+			add("pools: must be empty in mode none")
+		}
+	case ModeShared:
+		if len(c.Pools) != 1 {
+			add("pools: mode shared needs exactly one pool, got %d", len(c.Pools))
+		} else if len(c.Pools[0].Dependencies) > 0 {
+			for _, d := range c.Dependencies {
+				if covered[d.Name] == "" && d.Name != "" {
+					add("pools[0].dependencies: the shared pool must cover %q (or list none to cover all)", d.Name)
+				}
+			}
+		}
+	case ModeSplit:
+		if len(c.Pools) == 0 {
+			add("pools: mode split needs at least one pool")
+		}
+		for _, d := range c.Dependencies {
+			if covered[d.Name] == "" && d.Name != "" {
+				add("pools: dependency %q is in no pool (split mode covers every dependency exactly once)", d.Name)
+			}
+		}
+		for i, p := range c.Pools {
+			if len(p.Dependencies) == 0 {
+				add("pools[%d].dependencies: must not be empty in mode split", i)
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return &ValidationError{Problems: errs}
+	}
+	return nil
+}
+
+// validatePool checks one pool; f is the field prefix used in messages.
+func validatePool(f string, p PoolConfig) []string {
+	var errs []string
+	add := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
+	if p.Name == "" {
+		add("%s.name: must not be empty", f)
+	} else if strings.HasPrefix(p.Name, "breaker:") || strings.ContainsAny(p.Name, " \t\r\n") {
+		add("%s.name: %q must not start with breaker: nor contain spaces", f, p.Name)
+	}
+	kind, err := ParsePoolKind(string(p.Kind))
+	if err != nil {
+		add("%s.kind: %v", f, err)
+	}
+	if p.Size <= 0 {
+		add("%s.size: must be > 0", f)
+	}
+	if p.QueueCapacity < 0 {
+		add("%s.queue_capacity: must be >= 0", f)
+	}
+	if p.MaxWait < 0 {
+		add("%s.max_wait: must be >= 0", f)
+	}
+	if kind == KindSemaphore && p.QueueCapacity > 0 && p.MaxWait == 0 {
+		add("%s.max_wait: must be > 0 for a semaphore with queue_capacity > 0 (0 means never wait)", f)
+	}
+	return errs
 }

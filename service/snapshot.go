@@ -46,6 +46,9 @@ type ProcessStats struct {
 	InboundConnsCap  int `json:"inbound_conns_cap"`  // 0 = no cap
 	OutboundConns    int `json:"outbound_conns"`     // open connections to all dependencies
 	OutboundConnsCap int `json:"outbound_conns_cap"` // 0 = no cap
+	// OutboundConnsRejected counts dials refused because OutboundConnsCap connections were open
+	// (calls that ended 502 conn-limit).
+	OutboundConnsRejected uint64 `json:"outbound_conns_rejected"`
 }
 
 // Resource is one scarce resource, flattened from a Snapshot for time series and for the report's

@@ -1,0 +1,122 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+)
+
+// Pool is one bulkhead: it admits a bounded number of concurrent calls and turns the rest away
+// with a *RejectedError. Each kind lives in its own file (semaphore.go, workers.go).
+type Pool interface {
+	// Do runs fn once a slot is free and returns fn's error. It blocks while the call waits for a
+	// slot (bounded by the pool's waiting room and MaxWait) and while fn runs. When no slot can be
+	// had it returns a *RejectedError wrapping ErrFull, ErrQueueFull or ErrWaitTimeout without
+	// running fn. When ctx is done while waiting it returns ctx.Err() and leaves the pool as it
+	// was. fn receives ctx (or a context derived from it) and must honour its cancellation.
+	Do(ctx context.Context, fn func(context.Context) error) error
+	// Stats returns the pool's account at this instant (atomic loads, no lock).
+	Stats() PoolStats
+	// Close makes later calls to Do return ErrClosed and releases the pool's goroutines, if it
+	// has any (a Workers pool blocks until its workers have exited; a Semaphore has none).
+	Close()
+}
+
+var (
+	_ Pool = (*Semaphore)(nil)
+	_ Pool = (*Workers)(nil)
+)
+
+// Sentinel errors of a rejected call. A pool returns them wrapped in a *RejectedError naming the
+// pool; check them with errors.Is.
+var (
+	// ErrFull: every slot is taken and there is no waiting room (QueueCapacity 0 or, for a
+	// semaphore, MaxWait 0).
+	ErrFull = errors.New("bulkhead full")
+	// ErrQueueFull: every slot is taken and the waiting room is at capacity.
+	ErrQueueFull = errors.New("bulkhead queue full")
+	// ErrWaitTimeout: the call waited MaxWait for a slot and none came.
+	ErrWaitTimeout = errors.New("bulkhead wait timed out")
+	// ErrClosed: the pool was closed.
+	ErrClosed = errors.New("bulkhead closed")
+)
+
+// RejectedError is a call turned away by a pool or by an open circuit breaker. Pool is the pool
+// name (or "breaker:<dependency>"), Reason one of the Reason* constants, Err the sentinel.
+type RejectedError struct {
+	Pool   string
+	Reason string
+	Err    error
+}
+
+func (e *RejectedError) Error() string {
+	return fmt.Sprintf("pool %s rejected the call (%s): %v", e.Pool, e.Reason, e.Err)
+}
+
+// Unwrap returns the sentinel, so errors.Is(err, ErrFull) works.
+func (e *RejectedError) Unwrap() error { return e.Err }
+
+// NewPool builds the pool described by cfg. It returns an error naming the field when cfg
+// cannot run (see Config.Validate).
+func NewPool(cfg PoolConfig) (Pool, error) {
+	if errs := validatePool("pool", cfg); len(errs) > 0 {
+		return nil, &ValidationError{Problems: errs}
+	}
+	switch cfg.Kind {
+	case KindWorkers:
+		return NewWorkers(cfg), nil
+	default:
+		return NewSemaphore(cfg), nil
+	}
+}
+
+// poolCounters is the account both pool kinds keep: plain atomics, no lock.
+type poolCounters struct {
+	admitted    atomic.Uint64
+	full        atomic.Uint64
+	queueFull   atomic.Uint64
+	waitTimeout atomic.Uint64
+	waitTotal   atomic.Int64 // ns
+	waitMax     atomic.Int64 // ns
+}
+
+// reject counts a rejection and returns the error for it.
+func (c *poolCounters) reject(pool string, sentinel error) error {
+	reason := ReasonFull
+	switch sentinel {
+	case ErrFull:
+		c.full.Add(1)
+	case ErrQueueFull:
+		c.queueFull.Add(1)
+		reason = ReasonQueueFull
+	case ErrWaitTimeout:
+		c.waitTimeout.Add(1)
+		reason = ReasonWaitTimeout
+	}
+	return &RejectedError{Pool: pool, Reason: reason, Err: sentinel}
+}
+
+// waited records the time one call spent waiting for a slot (admitted or not).
+func (c *poolCounters) waited(d time.Duration) {
+	n := int64(d)
+	c.waitTotal.Add(n)
+	for {
+		m := c.waitMax.Load()
+		if n <= m || c.waitMax.CompareAndSwap(m, n) {
+			return
+		}
+	}
+}
+
+func (c *poolCounters) fill(st *PoolStats) {
+	st.Admitted = c.admitted.Load()
+	st.Rejected = map[string]uint64{
+		ReasonFull:        c.full.Load(),
+		ReasonQueueFull:   c.queueFull.Load(),
+		ReasonWaitTimeout: c.waitTimeout.Load(),
+	}
+	st.WaitTotal = time.Duration(c.waitTotal.Load())
+	st.WaitMax = time.Duration(c.waitMax.Load())
+}

@@ -1,0 +1,183 @@
+package service
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Workers is a thread-pool bulkhead (Resilience4j's ThreadPoolBulkhead): Size worker goroutines
+// take calls from a bounded FIFO queue of QueueCapacity tasks. A call that finds the queue full
+// is rejected at once: ErrQueueFull, or ErrFull when QueueCapacity is 0 and every worker is busy.
+// A task that waited in the queue longer than MaxWait (when MaxWait > 0) is not run and fails with
+// ErrWaitTimeout. The caller blocks until its task has run, or gives up on its ctx.
+//
+// This is the shape of a server's request worker pool: a slow dependency keeps workers busy and
+// every other call waits behind it in the same queue.
+//
+// A Workers must be created with NewWorkers and stopped with Close; it is safe for concurrent use.
+type Workers struct {
+	name     string
+	size     int
+	queueCap int
+	maxWait  time.Duration
+	tasks    chan *task
+	quit     chan struct{}
+	once     sync.Once
+	wg       sync.WaitGroup
+	closed   atomic.Bool
+	busy     atomic.Int32
+	queued   atomic.Int32
+	c        poolCounters
+}
+
+// Task states. A task moves from queued to running (a worker took it) or to abandoned (its caller
+// gave up first); whichever compare-and-swap wins decides.
+const (
+	taskQueued int32 = iota
+	taskRunning
+	taskAbandoned
+)
+
+type task struct {
+	ctx   context.Context
+	fn    func(context.Context) error
+	enq   time.Time
+	state atomic.Int32
+	done  chan struct{} // closed by the worker once err is set
+	err   error
+}
+
+// NewWorkers starts cfg.Size worker goroutines behind a queue of cfg.QueueCapacity tasks.
+// cfg.Kind is ignored. It panics if cfg.Size <= 0 or cfg.QueueCapacity < 0.
+func NewWorkers(cfg PoolConfig) *Workers {
+	if cfg.Size <= 0 || cfg.QueueCapacity < 0 {
+		panic("service: workers need size > 0 and queue capacity >= 0")
+	}
+	p := &Workers{
+		name:     cfg.Name,
+		size:     cfg.Size,
+		queueCap: cfg.QueueCapacity,
+		maxWait:  cfg.MaxWait,
+		tasks:    make(chan *task, cfg.QueueCapacity),
+		quit:     make(chan struct{}),
+	}
+	p.wg.Add(cfg.Size)
+	for range cfg.Size {
+		go p.work()
+	}
+	return p
+}
+
+func (p *Workers) work() {
+	defer p.wg.Done()
+	for {
+		select {
+		case <-p.quit:
+			return
+		case t := <-p.tasks:
+			p.queued.Add(-1)
+			p.run(t)
+		}
+	}
+}
+
+func (p *Workers) run(t *task) {
+	if !t.state.CompareAndSwap(taskQueued, taskRunning) {
+		return // the caller gave up while the task was queued
+	}
+	wait := time.Since(t.enq)
+	p.c.waited(wait)
+	if p.maxWait > 0 && wait > p.maxWait {
+		t.err = p.c.reject(p.name, ErrWaitTimeout)
+		close(t.done)
+		return
+	}
+	p.c.admitted.Add(1)
+	p.busy.Add(1)
+	defer func() {
+		p.busy.Add(-1)
+		close(t.done)
+	}()
+	t.err = t.fn(t.ctx)
+}
+
+// Do queues fn and blocks until a worker has run it, returning fn's error; fn runs on a worker
+// goroutine with ctx. It returns a *RejectedError without queuing when the queue is full
+// (ErrQueueFull, or ErrFull with QueueCapacity 0), and a *RejectedError wrapping ErrWaitTimeout
+// when the task is still queued after MaxWait. When ctx is done while the task is queued, Do
+// returns ctx.Err() and the task will not run (it keeps its queue place until a worker discards
+// it, as a cancelled Future does in a Java executor). Once fn is running, Do waits for it to
+// return, so fn never outlives Do; fn must honour ctx. After Close, Do returns ErrClosed.
+func (p *Workers) Do(ctx context.Context, fn func(context.Context) error) error {
+	if p.closed.Load() {
+		return ErrClosed
+	}
+	t := &task{ctx: ctx, fn: fn, enq: time.Now(), done: make(chan struct{})}
+	p.queued.Add(1)
+	select {
+	case p.tasks <- t:
+	default:
+		p.queued.Add(-1)
+		if p.queueCap == 0 {
+			return p.c.reject(p.name, ErrFull)
+		}
+		return p.c.reject(p.name, ErrQueueFull)
+	}
+
+	var timeout <-chan time.Time
+	if p.maxWait > 0 {
+		tm := time.NewTimer(p.maxWait)
+		defer tm.Stop()
+		timeout = tm.C
+	}
+	done, quit := ctx.Done(), p.quit
+	for {
+		select {
+		case <-t.done:
+			return t.err
+		case <-timeout:
+			timeout = nil
+			if t.state.CompareAndSwap(taskQueued, taskAbandoned) {
+				p.c.waited(time.Since(t.enq))
+				return p.c.reject(p.name, ErrWaitTimeout)
+			}
+		case <-done:
+			done = nil
+			if t.state.CompareAndSwap(taskQueued, taskAbandoned) {
+				return ctx.Err()
+			}
+		case <-quit:
+			quit = nil
+			if t.state.CompareAndSwap(taskQueued, taskAbandoned) {
+				return ErrClosed
+			}
+		}
+	}
+}
+
+// Stats returns the pool's account: Capacity is Size, InUse the busy workers, Waiting the tasks
+// in the queue (including abandoned ones no worker has discarded yet).
+func (p *Workers) Stats() PoolStats {
+	st := PoolStats{
+		Name:          p.name,
+		Kind:          KindWorkers,
+		Capacity:      p.size,
+		InUse:         int(p.busy.Load()),
+		Waiting:       max(0, int(p.queued.Load())),
+		QueueCapacity: p.queueCap,
+	}
+	p.c.fill(&st)
+	return st
+}
+
+// Close stops the workers and blocks until they have exited: a worker finishes the task it is
+// running, queued tasks are not run and their callers get ErrClosed. Close is idempotent.
+func (p *Workers) Close() {
+	p.once.Do(func() {
+		p.closed.Store(true)
+		close(p.quit)
+	})
+	p.wg.Wait()
+}
