@@ -1,0 +1,261 @@
+package faults
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	toxiclient "github.com/Shopify/toxiproxy/v2/client"
+)
+
+// DefaultExternalTimeout bounds each call to an external Toxiproxy API when ctx has no earlier
+// deadline.
+const DefaultExternalTimeout = 10 * time.Second
+
+// External drives a separate toxiproxy-server through its HTTP API. Create it with NewExternal;
+// the zero value is not usable.
+//
+// It speaks the API with its own http.Client and the request/response types of Toxiproxy's client
+// package (github.com/Shopify/toxiproxy/v2/client): that client's methods take no context and use
+// http.DefaultClient with no timeout, so every call here is made with http.NewRequestWithContext
+// instead and is bounded by ctx and by DefaultExternalTimeout. A call ended by ctx returns an error
+// wrapping ctx.Err(); the server may or may not have carried out the request.
+//
+// Proxies are created on the server's host, listening on 127.0.0.1 (ephemeral port), so the
+// service must run on the same host as the toxiproxy-server.
+type External struct {
+	base    string // API base URL without a trailing slash
+	hc      *http.Client
+	tr      *http.Transport
+	version string
+
+	mu      sync.Mutex
+	created []string
+	closed  bool
+}
+
+var _ Injector = (*External)(nil)
+
+// NewExternal connects to the Toxiproxy API at apiURL ("http://127.0.0.1:8474"; the scheme may be
+// left out) and checks it answers GET /version, blocking until it does, ctx is done or
+// DefaultExternalTimeout passes. An API that does not answer gives an error wrapping
+// ErrUnreachable: "toxiproxy at URL unreachable: ...". It creates nothing on the server.
+func NewExternal(ctx context.Context, apiURL string) (*External, error) {
+	base := strings.TrimRight(apiURL, "/")
+	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
+		base = "http://" + base
+	}
+	if _, err := url.Parse(base); err != nil {
+		return nil, fmt.Errorf("faults: toxiproxy url %q: %w", apiURL, err)
+	}
+	tr := &http.Transport{
+		Proxy:               nil, // loopback or a lab host; never an HTTP proxy from the environment
+		DialContext:         (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
+		MaxIdleConnsPerHost: 2,
+		IdleConnTimeout:     30 * time.Second,
+	}
+	x := &External{base: base, tr: tr, hc: &http.Client{Transport: tr, Timeout: DefaultExternalTimeout}}
+	var v []byte
+	if err := x.do(ctx, http.MethodGet, "/version", nil, http.StatusOK, &v); err != nil {
+		tr.CloseIdleConnections()
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("faults: toxiproxy at %s: %w", base, ctx.Err())
+		}
+		return nil, fmt.Errorf("faults: toxiproxy at %s %w: %w", base, ErrUnreachable, err)
+	}
+	x.version = strings.TrimSpace(string(v))
+	return x, nil
+}
+
+// URL returns the API base URL in use.
+func (x *External) URL() string { return x.base }
+
+// Version returns what the server's /version answered: "2.5.0" for a release binary, "git" for
+// one built with go build without ldflags.
+func (x *External) Version() string { return x.version }
+
+// AddProxy creates a proxy named name on the server, listening on 127.0.0.1:0 in front of upstream
+// (host:port, as the server's host sees it), and returns the address the server bound. A name the
+// server already has gives ErrProxyExists (even when another client made it).
+func (x *External) AddProxy(ctx context.Context, name, upstream string) (string, error) {
+	if name == "" {
+		return "", fmt.Errorf("faults: add proxy: empty name")
+	}
+	if _, _, err := net.SplitHostPort(upstream); err != nil {
+		return "", fmt.Errorf("faults: add proxy %q: upstream %q is not host:port: %w", name, upstream, err)
+	}
+	if err := x.check(); err != nil {
+		return "", fmt.Errorf("faults: add proxy %q: %w", name, err)
+	}
+	in := toxiclient.Proxy{Name: name, Listen: listenAddr, Upstream: upstream, Enabled: true}
+	var out toxiclient.Proxy
+	if err := x.do(ctx, http.MethodPost, "/proxies", in, http.StatusCreated, &out); err != nil {
+		return "", fmt.Errorf("faults: add proxy %q: %w", name, err)
+	}
+	x.mu.Lock()
+	x.created = append(x.created, name)
+	x.mu.Unlock()
+	return out.Listen, nil
+}
+
+// Apply replaces the proxy's fault with f: it deletes every toxic on the proxy (ours or not), then
+// either disables the proxy (down) or enables it and adds f's toxic. It makes two to four API
+// calls; on an error part-way the proxy may be left without a fault.
+func (x *External) Apply(ctx context.Context, proxy string, f Fault) error {
+	if err := checkApplicable(f); err != nil {
+		return fmt.Errorf("faults: apply %s to %q: %w", f, proxy, err)
+	}
+	if err := x.check(); err != nil {
+		return fmt.Errorf("faults: apply %s to %q: %w", f, proxy, err)
+	}
+	if err := x.reset(ctx, proxy, f.Type != TypeDown); err != nil {
+		return fmt.Errorf("faults: apply %s to %q: %w", f, proxy, err)
+	}
+	t, ok := toxicFor(f)
+	if !ok {
+		return nil
+	}
+	in := toxiclient.Toxic{Name: t.Name, Type: t.Type, Stream: t.Stream, Toxicity: t.Toxicity, Attributes: t.Attributes}
+	if err := x.do(ctx, http.MethodPost, "/proxies/"+url.PathEscape(proxy)+"/toxics", in, http.StatusOK, nil); err != nil {
+		return fmt.Errorf("faults: apply %s to %q: %w", f, proxy, err)
+	}
+	return nil
+}
+
+// Clear deletes every toxic on the proxy and enables it.
+func (x *External) Clear(ctx context.Context, proxy string) error {
+	if err := x.check(); err != nil {
+		return fmt.Errorf("faults: clear %q: %w", proxy, err)
+	}
+	if err := x.reset(ctx, proxy, true); err != nil {
+		return fmt.Errorf("faults: clear %q: %w", proxy, err)
+	}
+	return nil
+}
+
+// Close deletes every proxy this injector created (deleting a proxy stops it and closes its
+// connections) and leaves other proxies on the server alone. Each deletion is bounded by ctx; a
+// proxy already gone is not an error. A second Close returns nil; every other call after Close
+// returns ErrClosed.
+func (x *External) Close(ctx context.Context) error {
+	x.mu.Lock()
+	if x.closed {
+		x.mu.Unlock()
+		return nil
+	}
+	x.closed = true
+	names := x.created
+	x.created = nil
+	x.mu.Unlock()
+
+	var errs []error
+	for _, name := range names {
+		err := x.do(ctx, http.MethodDelete, "/proxies/"+url.PathEscape(name), nil, http.StatusNoContent, nil)
+		if err != nil && !errors.Is(err, ErrUnknownProxy) {
+			errs = append(errs, fmt.Errorf("faults: close proxy %q: %w", name, err))
+		}
+	}
+	x.tr.CloseIdleConnections()
+	return errors.Join(errs...)
+}
+
+func (x *External) check() error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.closed {
+		return ErrClosed
+	}
+	return nil
+}
+
+// reset deletes every toxic on the proxy and sets it enabled or disabled.
+func (x *External) reset(ctx context.Context, proxy string, enabled bool) error {
+	path := "/proxies/" + url.PathEscape(proxy)
+	var p toxiclient.Proxy
+	if err := x.do(ctx, http.MethodGet, path, nil, http.StatusOK, &p); err != nil {
+		return err
+	}
+	for _, t := range p.ActiveToxics {
+		err := x.do(ctx, http.MethodDelete, path+"/toxics/"+url.PathEscape(t.Name), nil, http.StatusNoContent, nil)
+		if err != nil && !errors.Is(err, errToxicNotFound) {
+			return fmt.Errorf("remove toxic %q: %w", t.Name, err)
+		}
+	}
+	if p.Enabled != enabled {
+		in := struct {
+			Enabled bool `json:"enabled"`
+		}{enabled}
+		if err := x.do(ctx, http.MethodPost, path, in, http.StatusOK, nil); err != nil {
+			return fmt.Errorf("set enabled %v: %w", enabled, err)
+		}
+	}
+	return nil
+}
+
+// errToxicNotFound marks a 404 on a toxic (deleted meanwhile).
+var errToxicNotFound = errors.New("toxic not found")
+
+// do sends one API request with ctx and decodes the answer into out (a *[]byte takes the raw
+// body). A status other than want becomes an error carrying the server's message; 404 "proxy not
+// found" wraps ErrUnknownProxy and 409 "proxy already exists" wraps ErrProxyExists.
+func (x *External) do(ctx context.Context, method, path string, in any, want int, out any) error {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return fmt.Errorf("%s %s: encode: %w", method, path, err)
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, x.base+path, body)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := x.hc.Do(req)
+	if err != nil {
+		return err // already names method and URL
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	if err != nil {
+		return fmt.Errorf("%s %s: read answer: %w", method, path, err)
+	}
+	if resp.StatusCode != want {
+		var apiErr toxiclient.ApiError
+		if json.Unmarshal(raw, &apiErr) != nil || apiErr.Message == "" {
+			apiErr = toxiclient.ApiError{Message: strings.TrimSpace(string(raw)), Status: resp.StatusCode}
+		}
+		err := fmt.Errorf("%s %s: http %d: %s", method, path, resp.StatusCode, apiErr.Message)
+		switch {
+		case resp.StatusCode == http.StatusNotFound && strings.Contains(apiErr.Message, "proxy not found"):
+			err = fmt.Errorf("%w: %w", ErrUnknownProxy, err)
+		case resp.StatusCode == http.StatusNotFound && strings.Contains(apiErr.Message, "toxic not found"):
+			err = fmt.Errorf("%w: %w", errToxicNotFound, err)
+		case resp.StatusCode == http.StatusConflict && strings.Contains(apiErr.Message, "proxy already exists"):
+			err = fmt.Errorf("%w: %w", ErrProxyExists, err)
+		}
+		return err
+	}
+	switch o := out.(type) {
+	case nil:
+	case *[]byte:
+		*o = raw
+	default:
+		if err := json.Unmarshal(raw, out); err != nil {
+			return fmt.Errorf("%s %s: decode answer: %w", method, path, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,220 @@
+package faults
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	toxiproxy "github.com/Shopify/toxiproxy/v2"
+	"github.com/gorilla/mux"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rs/zerolog"
+)
+
+// newAPIServer serves Toxiproxy's real HTTP API handlers on an httptest server, with the route
+// table of toxiproxy.ApiServer.Listen (v2.5.0), which cannot be used in tests: it binds a fixed
+// address, never returns and exits the process on error.
+func newAPIServer(t *testing.T) string {
+	t.Helper()
+	api := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
+	r := mux.NewRouter()
+	r.HandleFunc("/reset", api.ResetState).Methods("POST")
+	r.HandleFunc("/proxies", api.ProxyIndex).Methods("GET")
+	r.HandleFunc("/proxies", api.ProxyCreate).Methods("POST")
+	r.HandleFunc("/proxies/{proxy}", api.ProxyShow).Methods("GET")
+	r.HandleFunc("/proxies/{proxy}", api.ProxyUpdate).Methods("POST")
+	r.HandleFunc("/proxies/{proxy}", api.ProxyDelete).Methods("DELETE")
+	r.HandleFunc("/proxies/{proxy}/toxics", api.ToxicIndex).Methods("GET")
+	r.HandleFunc("/proxies/{proxy}/toxics", api.ToxicCreate).Methods("POST")
+	r.HandleFunc("/proxies/{proxy}/toxics/{toxic}", api.ToxicShow).Methods("GET")
+	r.HandleFunc("/proxies/{proxy}/toxics/{toxic}", api.ToxicUpdate).Methods("POST")
+	r.HandleFunc("/proxies/{proxy}/toxics/{toxic}", api.ToxicDelete).Methods("DELETE")
+	r.HandleFunc("/version", api.Version).Methods("GET")
+	srv := httptest.NewServer(r)
+	t.Cleanup(func() {
+		srv.Close()
+		_ = api.Collection.Clear() // proxies the test left behind
+	})
+	return srv.URL
+}
+
+func TestExternalAgainstInProcessAPI(t *testing.T) {
+	runInjectorSuite(t, func(t *testing.T) Injector {
+		x, err := NewExternal(context.Background(), newAPIServer(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	})
+}
+
+func TestNewExternal(t *testing.T) {
+	t.Run("unreachable URL gives a clear error", func(t *testing.T) {
+		_, err := NewExternal(context.Background(), "http://127.0.0.1:1")
+		if !errors.Is(err, ErrUnreachable) {
+			t.Fatalf("err = %v, want ErrUnreachable", err)
+		}
+		if want := "toxiproxy at http://127.0.0.1:1 unreachable: "; !strings.Contains(err.Error(), want) {
+			t.Errorf("err = %q, want it to contain %q", err, want)
+		}
+	})
+	t.Run("scheme may be left out", func(t *testing.T) {
+		u := newAPIServer(t)
+		x, err := NewExternal(context.Background(), strings.TrimPrefix(u, "http://")+"/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer x.Close(context.Background())
+		if x.URL() != u {
+			t.Errorf("URL() = %q, want %q", x.URL(), u)
+		}
+		if x.Version() != toxiproxy.Version {
+			t.Errorf("Version() = %q, want the server's %q", x.Version(), toxiproxy.Version)
+		}
+	})
+	t.Run("not a toxiproxy", func(t *testing.T) {
+		srv := httptest.NewServer(http.NotFoundHandler())
+		defer srv.Close()
+		if _, err := NewExternal(context.Background(), srv.URL); !errors.Is(err, ErrUnreachable) {
+			t.Fatalf("err = %v, want ErrUnreachable", err)
+		}
+	})
+	t.Run("canceled context", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, err := NewExternal(ctx, newAPIServer(t))
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v, want context.Canceled", err)
+		}
+	})
+	t.Run("a call that hangs ends with its context", func(t *testing.T) {
+		release := make(chan struct{})
+		entered := make(chan struct{}, 1)
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			entered <- struct{}{}
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+		}))
+		defer srv.Close()
+		defer close(release)
+		ctx, cancel := context.WithCancel(context.Background())
+		errc := make(chan error, 1)
+		go func() { _, err := NewExternal(ctx, srv.URL); errc <- err }()
+		<-entered
+		cancel()
+		if err := <-errc; !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v, want context.Canceled", err)
+		}
+	})
+}
+
+func TestExternalCloseLeavesOtherProxies(t *testing.T) {
+	u := newAPIServer(t)
+	ctx := context.Background()
+	other, err := NewExternal(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherListen, err := other.AddProxy(ctx, "someone-else", "127.0.0.1:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := NewExternal(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.AddProxy(ctx, "mine", "127.0.0.1:1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := net.Dial("tcp", otherListen)
+	if err != nil {
+		t.Fatalf("another client's proxy was removed: %v", err)
+	}
+	conn.Close()
+	if err := other.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestExternalBinary runs the suite against a real toxiproxy-server process: the one on PATH, or,
+// with BULKHEAD_EXTERNAL_TOXIPROXY=1, one built from the module cache into a temporary folder.
+func TestExternalBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a toxiproxy-server process")
+	}
+	bin, err := exec.LookPath("toxiproxy-server")
+	if err != nil {
+		if os.Getenv("BULKHEAD_EXTERNAL_TOXIPROXY") != "1" {
+			t.Skip("no toxiproxy-server on PATH; set BULKHEAD_EXTERNAL_TOXIPROXY=1 to build one")
+		}
+		bin = filepath.Join(t.TempDir(), "toxiproxy-server")
+		out, err := exec.Command("go", "build", "-o", bin, "github.com/Shopify/toxiproxy/v2/cmd/server").CombinedOutput()
+		if err != nil {
+			t.Fatalf("go build toxiproxy-server: %v\n%s", err, out)
+		}
+	}
+	apiURL := startToxiproxyServer(t, bin)
+	runInjectorSuite(t, func(t *testing.T) Injector {
+		x, err := NewExternal(context.Background(), apiURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	})
+}
+
+// startToxiproxyServer starts bin on 127.0.0.1 on a free port, waits until its API answers and
+// stops it (by its own process) at cleanup.
+func startToxiproxyServer(t *testing.T, bin string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close() // the server binds it next; a small window another process could take it in
+	cmd := exec.Command(bin, "-host", "127.0.0.1", "-port", strconv.Itoa(port))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	var werr error
+	go func() { werr = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill() // this process only, by its PID
+		<-exited
+	})
+	apiURL := "http://127.0.0.1:" + strconv.Itoa(port)
+	// Startup has no readiness signal: poll the API until it answers or the process exits.
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		x, err := NewExternal(ctx, apiURL)
+		cancel()
+		if err == nil {
+			_ = x.Close(context.Background())
+			return apiURL
+		}
+		select {
+		case <-exited:
+			t.Fatalf("toxiproxy-server exited: %v", werr)
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("toxiproxy-server did not answer: %v", err)
+		}
+	}
+}
