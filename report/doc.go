@@ -1,0 +1,49 @@
+// Package report turns a run folder (see package rundir) into what users come for: exact
+// statistics per configuration, phase and endpoint, the resource that ran out, verdicts on the
+// seed's predictions, a summary.json other tools can read, a report.md readable on its own, and
+// plots.
+//
+// The report reads files only: run.json, each configuration's manifest.json, raw/<endpoint>.json
+// (vegeta JSON-lines results) and resources.csv. It never writes inside a configuration folder,
+// so a run can always be re-reported with Generate, or several runs laid side by side with
+// Compare.
+//
+// # Statistics
+//
+// Quantiles are exact: the latencies of a slice are sorted and the q-quantile is the nearest-rank
+// value, the smallest latency with at least a fraction q of the slice at or below it (vegeta's
+// own Metrics use a t-digest and are approximate). A request belongs to the phase (and the time
+// bucket) that contains its send offset, Result.Timestamp - Manifest.Started; phases are
+// half-open intervals [start, end), so a request sent exactly at a boundary belongs to the later
+// phase. A request is a success when its X-Loadgen-Class is "ok"; every other class is a failure
+// whose type is the class prefix before ':' (timeout, rejected, upstream, connection, other).
+// Throughput is successes per second of phase (or bucket) time, counted by send offset.
+//
+// With repetitions (folders <config>-r<rep>) each figure also gets a mean and a 95% confidence
+// interval (Student's t, n-1 degrees of freedom) across the repetitions of one configuration.
+//
+// # Which resource ran out
+//
+// A resource of resources.csv with capacity > 0 is saturated in a sample when in_use >= capacity.
+// Failures are attributed to a resource as follows (attribute in exhausted.go):
+//
+//   - rejected full / wait-timeout: "pool:<X-Bulkhead-Pool>"; queue-full: "queue:<pool>";
+//     breaker-open: "breaker:<dependency>".
+//   - a dependency timeout on dependency D: the pool holding D's slots if it saturated in the
+//     phase (the call held a slot for the whole timeout), else "conns:D" if that saturated, else
+//     "dependency:D" (D itself was slow: no local resource ran out).
+//   - a client-side timeout (the service did not answer in time): the endpoint's pool, its queue,
+//     then inbound-conns, whichever saturated first in that order, else "service".
+//   - upstream conn-limit: the outbound connection cap (outbound-conns or conns:D) when
+//     saturated; other upstream errors: "dependency:D".
+//   - connection errors: "inbound-conns" when saturated, else "service".
+//
+// # Verdicts
+//
+// Roles are found from the data, not from names: the shared configuration has Mode shared, the
+// split one Mode split; the latency-fault phase is the first phase with a latency or timeout
+// fault of at least 0.8 x the client timeout on some dependency D; endpoints that call D are
+// affected, the others unaffected; the baseline is the first phase without faults; the
+// error-fault phase has a reset, down or http-error fault on D. Every threshold used is written
+// into summary.json and report.md. A run with any invalid manifest gets no verdicts.
+package report

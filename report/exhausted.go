@@ -1,0 +1,413 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/bulkheadlab/bulkhead/service"
+)
+
+// attribution finds, per phase, which bounded resources reached capacity and which resource each
+// failure is attributed to (rules in doc.go).
+type attribution struct {
+	c      *Configuration
+	poolOf map[string]string   // dependency -> pool name
+	calls  map[string][]string // endpoint -> dependencies
+	sat    []map[string]bool   // per phase: saturated resources
+	// counts per phase: endpoint -> resource -> type -> failures
+	counts []map[string]map[string]map[string]int
+}
+
+// newAttribution computes the Exhausted list of every phase of c from c.resources.
+func newAttribution(c *Configuration, svc service.Config) *attribution {
+	a := &attribution{c: c, poolOf: map[string]string{}, calls: map[string][]string{}}
+	for _, p := range svc.Pools {
+		for _, d := range p.Dependencies {
+			a.poolOf[d] = p.Name
+		}
+	}
+	for _, e := range svc.Endpoints {
+		a.calls[e.Path] = e.Calls
+	}
+	for i := range c.Phases {
+		ph := &c.Phases[i]
+		ph.Exhausted = exhaustedIn(c, ph)
+		sat := map[string]bool{}
+		for _, e := range ph.Exhausted {
+			if e.Saturated {
+				sat[e.Resource] = true
+			}
+		}
+		a.sat = append(a.sat, sat)
+		a.counts = append(a.counts, map[string]map[string]map[string]int{})
+	}
+	return a
+}
+
+// exhaustedIn accounts every bounded resource over the samples of one phase, saturated ones
+// first (by share, then name).
+func exhaustedIn(c *Configuration, ph *Phase) []Exhausted {
+	type acc struct {
+		e        Exhausted
+		n, sat   int
+		base     uint64
+		last     uint64
+		inPhase  bool
+		firstSat int64
+	}
+	accs := map[string]*acc{}
+	var order []string
+	for _, s := range c.resources {
+		a := accs[s.Resource]
+		if a == nil {
+			a = &acc{e: Exhausted{Resource: s.Resource}, firstSat: -1}
+			accs[s.Resource] = a
+			order = append(order, s.Resource)
+		}
+		if s.T < ph.start {
+			a.base = s.Rejected
+			continue
+		}
+		if s.T >= ph.end {
+			continue
+		}
+		a.inPhase = true
+		a.n++
+		a.last = s.Rejected
+		a.e.Capacity = max(a.e.Capacity, s.Capacity)
+		a.e.MaxInUse = max(a.e.MaxInUse, s.InUse)
+		if s.Capacity > 0 && s.InUse >= s.Capacity {
+			a.sat++
+			if a.firstSat < 0 {
+				a.firstSat = int64(s.T)
+			}
+		}
+	}
+	var out []Exhausted
+	for _, name := range order {
+		a := accs[name]
+		if !a.inPhase || a.e.Capacity <= 0 {
+			continue
+		}
+		e := a.e
+		if a.last > a.base {
+			e.Rejected = a.last - a.base
+		}
+		e.SaturatedShare = float64(a.sat) / float64(a.n)
+		if a.firstSat >= 0 {
+			e.Saturated = true
+			v := float64(a.firstSat-int64(ph.start)) / 1e9
+			e.FirstSaturatedS = &v
+			if len(ph.Faults) > 0 {
+				w := float64(a.firstSat-int64(ph.faultStart)) / 1e9
+				e.AfterFaultS = &w
+			}
+		}
+		out = append(out, e)
+	}
+	slices.SortStableFunc(out, func(x, y Exhausted) int {
+		switch {
+		case x.Saturated != y.Saturated:
+			if x.Saturated {
+				return -1
+			}
+			return 1
+		case x.SaturatedShare > y.SaturatedShare:
+			return -1
+		case x.SaturatedShare < y.SaturatedShare:
+			return 1
+		}
+		return strings.Compare(x.Resource, y.Resource)
+	})
+	return out
+}
+
+// add attributes the failures among recs (one endpoint's requests in phase i).
+func (a *attribution) add(i int, path string, recs []record, outs []outcome) {
+	byRes := a.counts[i][path]
+	if byRes == nil {
+		byRes = map[string]map[string]int{}
+		a.counts[i][path] = byRes
+	}
+	for _, r := range recs {
+		o := outs[r.key]
+		if o.success {
+			continue
+		}
+		res := a.resource(i, path, o)
+		if byRes[res] == nil {
+			byRes[res] = map[string]int{}
+		}
+		byRes[res][o.typ]++
+	}
+}
+
+// resource returns the resource a failure of endpoint path in phase i is attributed to.
+func (a *attribution) resource(i int, path string, o outcome) string {
+	sat := a.sat[i]
+	dep := o.dep
+	if dep == "" && len(a.calls[path]) == 1 {
+		dep = a.calls[path][0]
+	}
+	switch o.typ {
+	case "rejected":
+		reason := o.reason
+		if reason == "" {
+			reason = o.cause
+		}
+		pool := o.pool
+		if pool == "" {
+			pool = a.poolOf[dep]
+		}
+		switch reason {
+		case service.ReasonQueueFull:
+			return "queue:" + pool
+		case service.ReasonBreakerOpen:
+			if dep == "" {
+				return strings.Replace(pool, "breaker:", "breaker:", 1)
+			}
+			return "breaker:" + dep
+		}
+		return "pool:" + pool
+	case "timeout":
+		if o.cause == "client" {
+			for _, d := range a.calls[path] {
+				if p := a.poolOf[d]; p != "" {
+					for _, r := range []string{"pool:" + p, "queue:" + p} {
+						if sat[r] {
+							return r
+						}
+					}
+				}
+			}
+			if sat["inbound-conns"] {
+				return "inbound-conns"
+			}
+			return "service"
+		}
+		for _, r := range []string{"pool:" + a.poolOf[dep], "conns:" + dep, "outbound-conns"} {
+			if sat[r] {
+				return r
+			}
+		}
+		return "dependency:" + dep
+	case "upstream":
+		if o.cause == "conn-limit" || o.reason == "conn-limit" {
+			if sat["conns:"+dep] {
+				return "conns:" + dep
+			}
+			return "outbound-conns"
+		}
+		return "dependency:" + dep
+	case "connection":
+		if sat["inbound-conns"] {
+			return "inbound-conns"
+		}
+		return "service"
+	}
+	return "other"
+}
+
+// finish fills each phase's failure counts per resource, its Cause and its Sentence.
+func (a *attribution) finish() {
+	for i := range a.c.Phases {
+		ph := &a.c.Phases[i]
+		total := 0
+		perRes := map[string]int{}
+		perResType := map[string]map[string]int{}
+		for _, byRes := range a.counts[i] {
+			for res, byType := range byRes {
+				for typ, n := range byType {
+					total += n
+					perRes[res] += n
+					if perResType[res] == nil {
+						perResType[res] = map[string]int{}
+					}
+					perResType[res][typ] += n
+				}
+			}
+		}
+		for j := range ph.Exhausted {
+			ph.Exhausted[j].Failures = perRes[ph.Exhausted[j].Resource]
+		}
+		if total > 0 {
+			top := maxKey(perRes)
+			cause := &Cause{Resource: top, Failures: perRes[top], Share: float64(perRes[top]) / float64(total),
+				Kind: kindOf(maxKey(perResType[top])), ByEndpoint: map[string]map[string]int{}}
+			best := -1
+			for _, ep := range sortedKeys(a.counts[i]) {
+				byRes := a.counts[i][ep]
+				flat := map[string]int{}
+				epTotal := 0
+				for res, byType := range byRes {
+					for _, n := range byType {
+						flat[res] += n
+						epTotal += n
+					}
+				}
+				if epTotal == 0 {
+					continue
+				}
+				cause.ByEndpoint[ep] = flat
+				if flat[top] > best {
+					best = flat[top]
+					cause.Endpoint = ep
+					cause.EndpointShare = float64(flat[top]) / float64(epTotal)
+				}
+			}
+			ph.Cause = cause
+		}
+		ph.Sentence = sentence(a.c.Mode, ph)
+	}
+}
+
+// maxKey returns the key with the largest count, ties broken by name.
+func maxKey(m map[string]int) string {
+	best, bn := "", -1
+	for _, k := range sortedKeys(m) {
+		if m[k] > bn {
+			best, bn = k, m[k]
+		}
+	}
+	return best
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+func kindOf(typ string) string {
+	switch typ {
+	case "rejected":
+		return "rejections"
+	case "timeout":
+		return "timeouts"
+	case "upstream":
+		return "upstream errors"
+	case "connection":
+		return "connection errors"
+	}
+	return "other errors"
+}
+
+// describeResource names a resource in prose.
+func describeResource(r string) string {
+	kind, name, _ := strings.Cut(r, ":")
+	switch kind {
+	case "pool":
+		return "the " + name + " pool"
+	case "queue":
+		return "the queue of the " + name + " pool"
+	case "breaker":
+		return "the breaker on " + name
+	case "conns":
+		return "the connections to " + name
+	case "dependency":
+		return "dependency " + name
+	case "inbound-conns":
+		return "the inbound connection cap"
+	case "outbound-conns":
+		return "the outbound connection cap"
+	case "service":
+		return "the service"
+	}
+	return r
+}
+
+// noun is what "that ..." refers back to.
+func noun(r string) string {
+	kind, _, _ := strings.Cut(r, ":")
+	switch kind {
+	case "pool", "queue", "breaker":
+		return kind
+	case "conns", "inbound-conns", "outbound-conns":
+		return "connection cap"
+	}
+	return "resource"
+}
+
+func pct(x float64) string { return fmt.Sprintf("%.0f%%", 100*x) }
+
+// sentence says what ran out in a phase and what it explains, e.g. "the shared pool saturated
+// 1.2 s after the fault began and stayed at 10/10 for 96% of the fault; 88% of /b failures were
+// rejections by that pool".
+func sentence(mode string, ph *Phase) string {
+	var sat []Exhausted
+	for _, e := range ph.Exhausted {
+		if e.Saturated {
+			sat = append(sat, e)
+		}
+	}
+	span := "phase"
+	if len(ph.Faults) > 0 {
+		span = "fault"
+	}
+	var b strings.Builder
+	var top *Exhausted
+	if len(sat) == 0 {
+		if mode == string(service.ModeNone) {
+			b.WriteString("nothing ran out: no connection cap reached capacity")
+		} else {
+			b.WriteString("no bounded resource reached capacity")
+		}
+	} else {
+		top = &sat[0]
+		if ph.Cause != nil {
+			for i := range sat {
+				if sat[i].Resource == ph.Cause.Resource {
+					top = &sat[i]
+				}
+			}
+		}
+		when := ""
+		switch {
+		case top.AfterFaultS != nil && *top.AfterFaultS <= 0:
+			when = "as the fault began"
+		case top.AfterFaultS != nil:
+			when = fmt.Sprintf("%.1f s after the fault began", *top.AfterFaultS)
+		default:
+			when = fmt.Sprintf("%.1f s into the phase", *top.FirstSaturatedS)
+		}
+		fmt.Fprintf(&b, "%s saturated %s and stayed at %d/%d for %s of the %s",
+			describeResource(top.Resource), when, top.Capacity, top.Capacity, pct(top.SaturatedShare), span)
+		var also []string
+		for _, e := range sat {
+			if e.Resource != top.Resource {
+				also = append(also, fmt.Sprintf("%s (%s)", describeResource(e.Resource), pct(e.SaturatedShare)))
+			}
+		}
+		if len(also) > 0 {
+			fmt.Fprintf(&b, " (also at capacity: %s)", strings.Join(also, ", "))
+		}
+	}
+	c := ph.Cause
+	if c == nil {
+		b.WriteString("; no request failed")
+		return b.String()
+	}
+	ref := describeResource(c.Resource)
+	if top != nil && top.Resource == c.Resource {
+		ref = "that " + noun(c.Resource)
+	}
+	var what string
+	switch {
+	case c.Kind == "rejections":
+		what = "rejections by " + ref
+	case c.Kind == "timeouts" && strings.HasPrefix(c.Resource, "dependency:"):
+		what = "timeouts of " + ref
+	case c.Kind == "timeouts":
+		what = "timeouts while " + ref + " was full"
+	case strings.HasPrefix(c.Resource, "dependency:"):
+		what = c.Kind + " from " + ref
+	default:
+		what = c.Kind + " at " + ref
+	}
+	fmt.Fprintf(&b, "; %s of %s failures were %s", pct(c.EndpointShare), c.Endpoint, what)
+	return b.String()
+}

@@ -1,0 +1,263 @@
+package report
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+
+	"github.com/bulkheadlab/bulkhead/rundir"
+	"github.com/bulkheadlab/bulkhead/service"
+)
+
+// ErrNoRun is returned when a folder is not a run folder (no run.json and no configuration
+// folder with a manifest).
+var ErrNoRun = errors.New("not a run folder")
+
+// readRun reads run.json, or, when it is missing, makes one up from the configuration folders
+// found (so a partial run can still be reported).
+func readRun(dir string) (*rundir.Run, error) {
+	var run rundir.Run
+	err := rundir.ReadJSON(filepath.Join(dir, rundir.RunFile), &run)
+	if err == nil {
+		return &run, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read run: %w", err)
+	}
+	entries, rerr := os.ReadDir(dir)
+	if rerr != nil {
+		return nil, fmt.Errorf("read run folder: %w", rerr)
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			if _, err := os.Stat(filepath.Join(dir, e.Name(), rundir.ManifestFile)); err == nil {
+				run.Configurations = append(run.Configurations, e.Name())
+			}
+		}
+	}
+	if len(run.Configurations) == 0 {
+		return nil, fmt.Errorf("%s: %w", dir, ErrNoRun)
+	}
+	run.RunID = filepath.Base(dir)
+	run.Partial = true
+	return &run, nil
+}
+
+// serviceConfig decodes the manifest's service configuration.
+func serviceConfig(m *rundir.Manifest) (service.Config, error) {
+	var c service.Config
+	if m.Service == nil {
+		return c, nil
+	}
+	b, err := json.Marshal(m.Service)
+	if err != nil {
+		return c, fmt.Errorf("encode service config: %w", err)
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
+		return c, fmt.Errorf("decode service config: %w", err)
+	}
+	if c.Mode == "" {
+		c.Mode = service.ModeShared
+	}
+	return c, nil
+}
+
+// outcomeTable interns outcomes so that each record carries a 4-byte key.
+type outcomeTable struct {
+	idx  map[outcome]uint32
+	outs []outcome
+}
+
+func (t *outcomeTable) key(o outcome) uint32 {
+	if k, ok := t.idx[o]; ok {
+		return k
+	}
+	if t.idx == nil {
+		t.idx = map[outcome]uint32{}
+	}
+	k := uint32(len(t.outs))
+	t.idx[o] = k
+	t.outs = append(t.outs, o)
+	return k
+}
+
+// classify returns the class of a result: its X-Loadgen-Class header, or one derived from the
+// status, the outcome headers and the error text when the header is missing.
+func classify(r *vegeta.Result) string {
+	if c := r.Headers.Get(rundir.HeaderClass); c != "" {
+		return c
+	}
+	oc, reason := r.Headers.Get(service.HeaderOutcome), r.Headers.Get(service.HeaderReason)
+	switch {
+	case r.Code == 200 && r.Error == "":
+		return "ok"
+	case oc == service.OutcomeTimeout:
+		return "timeout:dependency"
+	case oc == service.OutcomeRejected || oc == service.OutcomeUpstream:
+		return oc + ":" + reason
+	}
+	e := strings.ToLower(r.Error)
+	switch {
+	case strings.Contains(e, "timeout") || strings.Contains(e, "deadline"):
+		return "timeout:client"
+	case strings.Contains(e, "refused"):
+		return "connection:refused"
+	case strings.Contains(e, "reset"):
+		return "connection:reset"
+	case strings.Contains(e, "eof"):
+		return "connection:eof"
+	case r.Code != 0:
+		return fmt.Sprintf("other:status-%d", r.Code)
+	}
+	return "other:error"
+}
+
+// readRecords streams one raw file into records (sorted by send offset), interning outcomes into
+// tab. It holds only the records, never the results.
+func readRecords(path string, started time.Time, tab *outcomeTable) ([]record, error) {
+	var recs []record
+	if fi, err := os.Stat(path); err == nil && fi.Size() == 0 {
+		return nil, nil // an attack that recorded nothing (vegeta's decoder cannot sniff an empty file)
+	}
+	err := rundir.ReadRaw(path, func(r *vegeta.Result) error {
+		o := newOutcome(classify(r), r.Headers.Get(service.HeaderPool),
+			r.Headers.Get(service.HeaderReason), r.Headers.Get(service.HeaderDependency))
+		recs = append(recs, record{t: int64(r.Timestamp.Sub(started)), lat: int64(r.Latency), key: tab.key(o)})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read raw results: %w", err)
+	}
+	slices.SortFunc(recs, func(a, b record) int { return cmpInt(a.t, b.t) })
+	return recs, nil
+}
+
+// loadConfiguration reads one configuration folder and computes its statistics, timeline and
+// exhausted resources. The raw records are dropped before it returns.
+func loadConfiguration(runDir, name string, bucket time.Duration) (*Configuration, error) {
+	dir := filepath.Join(runDir, name)
+	var m rundir.Manifest
+	if err := rundir.ReadJSON(filepath.Join(dir, rundir.ManifestFile), &m); err != nil {
+		return nil, fmt.Errorf("configuration %s: read manifest: %w", name, err)
+	}
+	svc, err := serviceConfig(&m)
+	if err != nil {
+		return nil, fmt.Errorf("configuration %s: %w", name, err)
+	}
+	c := &Configuration{
+		Name: name, Config: m.Configuration, Repetition: m.Repetition, Mode: string(svc.Mode),
+		Valid: m.Valid, Invalid: m.Invalid, Partial: m.Partial, Seed: m.Seed,
+		ClientTimeoutMS: ms(int64(m.ClientTimeout)), Timeline: map[string][]Bucket{},
+		manifest: &m,
+	}
+	if c.Config == "" {
+		c.Config = name
+	}
+	if c.ClientTimeoutMS == 0 {
+		c.ClientTimeoutMS = ms(int64(svc.ClientTimeout))
+	}
+	for _, p := range svc.Pools {
+		kind := string(p.Kind)
+		if kind == "" {
+			kind = string(service.KindSemaphore)
+		}
+		c.Pools = append(c.Pools, PoolInfo{Name: p.Name, Kind: kind, Size: p.Size, Queue: p.QueueCapacity,
+			MaxWaitMS: ms(int64(p.MaxWait)), Dependencies: p.Dependencies})
+	}
+	calls := map[string][]string{}
+	for _, e := range svc.Endpoints {
+		calls[e.Path] = e.Calls
+	}
+	var types []string
+	for _, p := range m.Phases {
+		ph := Phase{Name: p.Name, StartS: p.Start.Seconds(), EndS: p.End.Seconds(), Endpoints: map[string]*Stats{},
+			start: p.Start, end: p.End, faultStart: p.Start}
+		for i, f := range p.Faults {
+			ph.Faults = append(ph.Faults, Fault{Dependency: f.Dependency, Type: f.Type, LatencyMS: ms(int64(f.Latency)),
+				JitterMS: ms(int64(f.Jitter)), RateKBps: f.RateKBps, AppliedAtS: f.AppliedAt.Seconds(),
+				RemovedAtS: f.RemovedAt.Seconds(), Description: describeFault(f)})
+			if i == 0 && f.AppliedAt > p.Start && f.AppliedAt < p.End {
+				ph.faultStart = f.AppliedAt
+			}
+			if !slices.Contains(types, f.Type) {
+				types = append(types, f.Type)
+			}
+		}
+		c.Phases = append(c.Phases, ph)
+	}
+	c.Fault = "none"
+	if len(types) > 0 {
+		c.Fault = strings.Join(types, "+")
+	}
+
+	res, err := rundir.ReadResources(filepath.Join(dir, rundir.ResourcesFile))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("configuration %s: read resources: %w", name, err)
+	}
+	c.resources = res
+
+	var end time.Duration
+	for _, p := range m.Phases {
+		end = max(end, p.End)
+	}
+	nb := int((end + bucket - 1) / bucket)
+	var tab outcomeTable
+	var s scratch
+	attr := newAttribution(c, svc)
+	for _, e := range m.Endpoints {
+		ep := EndpointRun{Path: e.Path, Calls: calls[e.Path], Rate: e.Rate, Arrivals: e.Arrivals,
+			TimeoutMS: ms(int64(e.Timeout)), Scheduled: e.Scheduled, Sent: e.Sent, Dropped: e.Dropped,
+			LagP99MS: ms(int64(e.LagP99)), LagMaxMS: ms(int64(e.LagMax))}
+		c.Endpoints = append(c.Endpoints, ep)
+		raw := e.RawFile
+		if raw == "" {
+			raw = filepath.Join(rundir.RawDir, rundir.RawFileName(e.Path))
+		}
+		recs, err := readRecords(filepath.Join(dir, raw), m.Started, &tab)
+		if err != nil {
+			return nil, fmt.Errorf("configuration %s endpoint %s: %w", name, e.Path, err)
+		}
+		inPhases := 0
+		for i := range c.Phases {
+			ph := &c.Phases[i]
+			sl := span(recs, int64(ph.start), int64(ph.end))
+			inPhases += len(sl)
+			ph.Endpoints[e.Path] = computeStats(sl, tab.outs, ph.end-ph.start, &s)
+			attr.add(i, e.Path, sl, tab.outs)
+		}
+		c.Outside += len(recs) - inPhases
+		buckets := make([]Bucket, nb)
+		for b := range nb {
+			from := time.Duration(b) * bucket
+			buckets[b] = computeBucket(from.Seconds(), span(recs, int64(from), int64(from+bucket)), tab.outs, bucket, &s)
+		}
+		c.Timeline[e.Path] = buckets
+	}
+	attr.finish()
+	return c, nil
+}
+
+// describeFault writes a fault with its resolved amounts ("latency 450ms on A").
+func describeFault(f rundir.Fault) string {
+	var b strings.Builder
+	b.WriteString(f.Type)
+	switch {
+	case f.Latency > 0 && f.Jitter > 0:
+		fmt.Fprintf(&b, " %v±%v", f.Latency, f.Jitter)
+	case f.Latency > 0:
+		fmt.Fprintf(&b, " %v", f.Latency)
+	}
+	if f.RateKBps > 0 {
+		fmt.Fprintf(&b, " %d KB/s", f.RateKBps)
+	}
+	fmt.Fprintf(&b, " on %s", f.Dependency)
+	return b.String()
+}

@@ -1,0 +1,228 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+)
+
+// question is seed 004's hypothesis in two sentences.
+const question = "Does one shared pool let a dependency that stalls just inside the client timeout starve " +
+	"endpoints that never call it, and do per-dependency bulkheads keep those endpoints at their baseline? " +
+	"Seed 004 predicts that with a shared pool the unaffected endpoint degrades to the affected one's level " +
+	"within a few timeout periods, that split pools turn the slow calls into fast rejections at some cost in " +
+	"throughput, and that a dependency failing fast shows a smaller difference between the two."
+
+func f1(v float64) string { return fmt.Sprintf("%.1f", v) }
+
+func holdsMark(p Prediction) string {
+	switch p.Verdict {
+	case VerdictHolds:
+		return "**holds**"
+	case VerdictDoesNotHold:
+		return "**does not hold**"
+	}
+	return "not measurable"
+}
+
+// markdown renders report.md. It depends only on the Summary and the plot list, so the same run
+// always renders the same text.
+func (s *Summary) markdown(jobs []plotJob) string {
+	var b strings.Builder
+	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+	w("# %s: run %s\n\n", s.Scenario, s.RunID)
+	if s.Description != "" {
+		w("%s\n\n", strings.TrimSpace(s.Description))
+	}
+	w("## The question\n\n%s\n\n", question)
+
+	w("## Settings\n\n")
+	if len(s.Configurations) > 0 {
+		c := &s.Configurations[0]
+		w("Client timeout of every dependency call: %s ms, identical in every configuration. Time buckets for the plots: %g s.\n\n", f1(c.ClientTimeoutMS), s.BucketS)
+		w("| endpoint | calls | rate (req/s) | arrivals | load generator timeout (ms) |\n|---|---|---|---|---|\n")
+		for _, e := range c.Endpoints {
+			w("| %s | %s | %g | %s | %s |\n", e.Path, strings.Join(e.Calls, ", "), e.Rate, e.Arrivals, f1(e.TimeoutMS))
+		}
+		w("\n| configuration | mode | pool | kind | size | queue | max wait (ms) | dependencies |\n|---|---|---|---|---|---|---|---|\n")
+		for _, cf := range firstOfEachConfig(s.Configurations) {
+			if len(cf.Pools) == 0 {
+				w("| %s | %s | (none) | | | | | |\n", cf.Config, cf.Mode)
+			}
+			for _, p := range cf.Pools {
+				w("| %s | %s | %s | %s | %d | %d | %s | %s |\n", cf.Config, cf.Mode, p.Name, p.Kind, p.Size, p.Queue, f1(p.MaxWaitMS), strings.Join(p.Dependencies, ", "))
+			}
+		}
+		w("\n| phase | start (s) | end (s) | faults (resolved) |\n|---|---|---|---|\n")
+		for _, ph := range c.Phases {
+			var d []string
+			for _, f := range ph.Faults {
+				d = append(d, f.Description)
+			}
+			if len(d) == 0 {
+				d = []string{"none"}
+			}
+			w("| %s | %g | %g | %s |\n", ph.Name, ph.StartS, ph.EndS, strings.Join(d, "; "))
+		}
+		r := s.Roles
+		w("\nRoles found from the data: shared configuration %q, split configuration %q; latency-fault phase %q and error-fault phase %q on dependency %q; affected endpoints %v, unaffected %v; baseline phase %q.\n\n",
+			r.Shared, r.Split, r.LatencyPhase, r.ErrorPhase, r.FaultDependency, r.Affected, r.Unaffected, r.Baseline)
+	}
+
+	w("## Validity\n\n")
+	if s.Valid {
+		w("Valid: the load generator kept to its schedule in every configuration.\n\n")
+	} else {
+		w("**Invalid**, so no verdicts are given:\n\n")
+		for _, r := range s.Invalid {
+			w("- %s\n", r)
+		}
+		w("\n")
+	}
+	w("| configuration | endpoint | scheduled | sent | dropped | lag p99 (ms) | lag max (ms) |\n|---|---|---|---|---|---|---|\n")
+	for _, c := range s.Configurations {
+		for _, e := range c.Endpoints {
+			w("| %s | %s | %d | %d | %d | %.2f | %.2f |\n", c.Name, e.Path, e.Scheduled, e.Sent, e.Dropped, e.LagP99MS, e.LagMaxMS)
+		}
+	}
+	w("\n")
+
+	w("## Verdicts\n\n")
+	if !s.Valid {
+		w("No verdicts: %s.\n\n", s.NoVerdicts)
+	} else {
+		w("| prediction | claim | verdict | evidence |\n|---|---|---|---|\n")
+		for _, p := range s.Predictions {
+			w("| %s | %s | %s | %s |\n", p.ID, p.Claim, holdsMark(p), p.Evidence)
+		}
+		w("\nThresholds:\n\n")
+		for _, p := range s.Predictions {
+			w("- **%s**: %s.\n", p.ID, p.Rule)
+		}
+		w("\n")
+	}
+
+	w("## What ran out\n\n")
+	for _, c := range s.Configurations {
+		w("**%s** (%s)\n\n", c.Name, c.Mode)
+		for _, ph := range c.Phases {
+			w("- %s: %s.\n", ph.Name, ph.Sentence)
+		}
+		w("\n")
+	}
+
+	w("## Numbers per phase\n\n")
+	w("Exact quantiles (nearest rank over every request of the slice, sorted), in ms; a request belongs to the phase containing its send time. ")
+	w("\"ok p99\" and \"fail p99\" are the p99 of successes and of failures; ok/s is successful throughput.\n\n")
+	if len(s.Configurations) > 0 {
+		for pi, ph := range s.Configurations[0].Phases {
+			w("### %s (%g to %g s)\n\n", ph.Name, ph.StartS, ph.EndS)
+			w("| configuration | endpoint | requests | success | p50 | p90 | p99 | p99.9 | max | ok p99 | fail p99 | timeout | rejected | upstream | connection | other | ok/s |\n")
+			w("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+			for _, c := range s.Configurations {
+				if pi >= len(c.Phases) {
+					continue
+				}
+				for _, ep := range endpointPaths(&c) {
+					st := c.Phases[pi].Endpoints[ep]
+					if st == nil {
+						continue
+					}
+					w("| %s | %s | %d | %.1f%% | %s | %s | %s | %s | %s | %s | %s | %d | %d | %d | %d | %d | %s |\n",
+						c.Name, ep, st.Requests, 100*st.SuccessRate, f1(st.P50MS), f1(st.P90MS), f1(st.P99MS), f1(st.P999MS), f1(st.MaxMS),
+						f1(st.Success.P99MS), f1(st.Failure.P99MS), st.Errors.Timeout, st.Errors.Rejected, st.Errors.Upstream,
+						st.Errors.Connection, st.Errors.Other, f1(st.ThroughputRPS))
+				}
+			}
+			w("\n")
+		}
+	}
+	reps := false
+	for _, a := range s.Aggregates {
+		reps = reps || a.Repetitions > 1
+	}
+	if reps {
+		w("### Across repetitions (mean ± 95%% CI, t distribution)\n\n")
+		w("| configuration | repetitions | phase | endpoint | success rate | p50 (ms) | p99 (ms) | ok/s |\n|---|---|---|---|---|---|---|---|\n")
+		for _, a := range s.Aggregates {
+			for _, ph := range a.Phases {
+				for _, ep := range sortedKeys(ph.Endpoints) {
+					f := ph.Endpoints[ep]
+					w("| %s | %d | %s | %s | %s | %s | %s | %s |\n", a.Config, a.Repetitions, ph.Name, ep,
+						ci(f["success_rate"], 3), ci(f["p50_ms"], 1), ci(f["p99_ms"], 1), ci(f["throughput_rps"], 1))
+				}
+			}
+		}
+		w("\n")
+	}
+
+	if len(jobs) > 0 {
+		w("## Plots\n\n")
+		for _, j := range jobs {
+			w("### %s\n\n![%s](plots/%s.png)\n\n", j.title, j.title, j.file)
+		}
+	}
+
+	w("## Reproduce\n\n")
+	cmd := s.Command
+	if cmd == "" {
+		cmd = "bulkhead run " + s.Scenario
+	}
+	w("Run again (a new run folder; the seed is recorded in each manifest):\n\n```\n%s\n```\n\n", cmd)
+	w("Regenerate this report, summary.json and the plots from the raw files:\n\n```\nbulkhead report <this folder>\n```\n")
+	return b.String()
+}
+
+func ci(f Figure, prec int) string {
+	if f.CI95 == nil {
+		return fmt.Sprintf("%.*f", prec, f.Mean)
+	}
+	return fmt.Sprintf("%.*f ± %.*f", prec, f.Mean, prec, *f.CI95)
+}
+
+// compareMarkdown renders compare.md for several runs.
+func compareMarkdown(sums []*Summary, jobs []plotJob) string {
+	var b strings.Builder
+	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
+	w("# Comparison of %d runs\n\n", len(sums))
+	w("| run | scenario | valid |")
+	ids := []string{"P1", "P2", "P3", "P4"}
+	for _, id := range ids {
+		w(" %s |", id)
+	}
+	w("\n|---|---|---|---|---|---|---|\n")
+	for _, s := range sums {
+		w("| %s | %s | %t |", s.RunID, s.Scenario, s.Valid)
+		for _, id := range ids {
+			v := "no verdict"
+			for _, p := range s.Predictions {
+				if p.ID == id {
+					v = p.Verdict
+				}
+			}
+			w(" %s |", v)
+		}
+		w("\n")
+	}
+	w("\n## Unaffected endpoint per configuration and phase\n\n")
+	w("| run | configuration | phase | endpoint | success | p99 (ms) | ok/s |\n|---|---|---|---|---|---|---|\n")
+	for _, s := range sums {
+		for _, c := range s.Configurations {
+			eps := s.Roles.Unaffected
+			if len(eps) == 0 {
+				eps = endpointPaths(&c)
+			}
+			for _, ph := range c.Phases {
+				for _, ep := range eps {
+					if st := ph.Endpoints[ep]; st != nil {
+						w("| %s | %s | %s | %s | %.1f%% | %s | %s |\n", s.RunID, c.Name, ph.Name, ep, 100*st.SuccessRate, f1(st.P99MS), f1(st.ThroughputRPS))
+					}
+				}
+			}
+		}
+	}
+	w("\n")
+	for _, j := range jobs {
+		w("### %s\n\n![%s](plots/%s.png)\n\n", j.title, j.title, j.file)
+	}
+	return b.String()
+}

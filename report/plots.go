@@ -1,0 +1,231 @@
+package report
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/bulkheadlab/bulkhead/report/chart"
+	"github.com/bulkheadlab/bulkhead/rundir"
+)
+
+// plotJob is one figure: its file name inside plots/ (without extension), its caption, and how to
+// draw it.
+type plotJob struct {
+	file, title string
+	draw        func(path string) error
+}
+
+// drawAll draws every job into dir, stopping at the first error.
+func drawAll(dir string, jobs []plotJob) error {
+	for _, j := range jobs {
+		if err := j.draw(filepath.Join(dir, j.file)); err != nil {
+			return fmt.Errorf("plot %s: %w", j.file, err)
+		}
+	}
+	return nil
+}
+
+// slug turns an endpoint path into a file-name part ("/a" -> "a").
+func slug(path string) string { return strings.TrimSuffix(rundir.RawFileName(path), ".json") }
+
+// windows shades every phase that has faults.
+func windows(c *Configuration) []chart.Window {
+	var ws []chart.Window
+	for _, ph := range c.Phases {
+		if len(ph.Faults) == 0 {
+			continue
+		}
+		var d []string
+		for _, f := range ph.Faults {
+			d = append(d, f.Description)
+		}
+		ws = append(ws, chart.Window{Start: ph.StartS, End: ph.EndS, Label: strings.Join(d, ", ")})
+	}
+	return ws
+}
+
+func endpointPaths(c *Configuration) []string {
+	var ps []string
+	for _, e := range c.Endpoints {
+		ps = append(ps, e.Path)
+	}
+	return ps
+}
+
+// timeSeries extracts one figure of a timeline as a series, X at the bucket middle.
+func timeSeries(name string, bs []Bucket, width float64, f func(Bucket) float64) chart.Series {
+	s := chart.Series{Name: name}
+	for _, b := range bs {
+		if b.Requests == 0 {
+			continue
+		}
+		s.X = append(s.X, b.TS+width/2)
+		s.Y = append(s.Y, f(b))
+	}
+	return s
+}
+
+// plotJobs lists the figures of one run: per configuration latency, outcomes and resources over
+// time; the configurations side by side; a percentile curve per endpoint.
+func (s *Summary) plotJobs() []plotJob {
+	var jobs []plotJob
+	w := s.BucketS
+	for i := range s.Configurations {
+		c := &s.Configurations[i]
+		jobs = append(jobs, plotJob{file: c.Name + "-latency", title: c.Name + ": p50 and p99 latency over time",
+			draw: func(path string) error {
+				spec := chart.Spec{Title: c.Name + ": latency per endpoint (p50, p99)", YLabel: "latency (ms)", LogY: true, Windows: windows(c)}
+				for _, ep := range endpointPaths(c) {
+					spec.Series = append(spec.Series,
+						timeSeries(ep+" p50", c.Timeline[ep], w, func(b Bucket) float64 { return b.P50MS }),
+						timeSeries(ep+" p99", c.Timeline[ep], w, func(b Bucket) float64 { return b.P99MS }))
+				}
+				spec.HLines = []chart.Series{{Name: "client timeout", Y: []float64{c.ClientTimeoutMS}}}
+				return chart.Lines(path, spec)
+			}})
+		jobs = append(jobs, plotJob{file: c.Name + "-outcomes", title: c.Name + ": outcomes over time (stacked, per endpoint)",
+			draw: func(path string) error {
+				var specs []chart.Spec
+				for _, ep := range endpointPaths(c) {
+					bs := c.Timeline[ep]
+					specs = append(specs, chart.Spec{Title: ep, YLabel: "requests per second", Windows: windows(c), Series: []chart.Series{
+						timeSeries("success", bs, w, func(b Bucket) float64 { return float64(b.Successes) / w }),
+						timeSeries("timeout", bs, w, func(b Bucket) float64 { return float64(b.Errors.Timeout) / w }),
+						timeSeries("rejected", bs, w, func(b Bucket) float64 { return float64(b.Errors.Rejected) / w }),
+						timeSeries("upstream", bs, w, func(b Bucket) float64 { return float64(b.Errors.Upstream) / w }),
+						timeSeries("connection/other", bs, w, func(b Bucket) float64 { return float64(b.Errors.Connection+b.Errors.Other) / w }),
+					}})
+				}
+				return chart.Panels(path, c.Name+": outcomes over time", specs, chart.KindStacked)
+			}})
+		if res := resourceSeries(c); len(res.Series) > 0 {
+			jobs = append(jobs, plotJob{file: c.Name + "-resources", title: c.Name + ": pool occupancy and queue depth against capacity",
+				draw: func(path string) error { return chart.Lines(path, res) }})
+		}
+	}
+	groups := firstOfEachConfig(s.Configurations)
+	if len(groups) > 1 {
+		focus := "every endpoint"
+		if len(s.Roles.Unaffected) > 0 {
+			focus = "unaffected: " + strings.Join(s.Roles.Unaffected, ", ")
+		}
+		side := func(file, what, ylabel string, logY bool, f func(Bucket) float64) plotJob {
+			return plotJob{file: file, title: fmt.Sprintf("%s per configuration, side by side (%s)", what, focus),
+				draw: func(path string) error {
+					var specs []chart.Spec
+					for _, c := range groups {
+						spec := chart.Spec{Title: c.Name + " (" + c.Mode + ")", YLabel: ylabel, LogY: logY, Windows: windows(c)}
+						for _, ep := range endpointPaths(c) {
+							spec.Series = append(spec.Series, timeSeries(ep, c.Timeline[ep], w, f))
+						}
+						specs = append(specs, spec)
+					}
+					return chart.Panels(path, fmt.Sprintf("%s, shared vs split (%s)", what, focus), specs, chart.KindLines)
+				}}
+		}
+		jobs = append(jobs,
+			side("compare-p99", "p99 latency", "p99 latency (ms)", true, func(b Bucket) float64 { return b.P99MS }),
+			side("compare-success", "success rate", "success rate", false, func(b Bucket) float64 { return b.SuccessRate }))
+	}
+	if len(s.Configurations) > 0 {
+		for _, ep := range endpointPaths(&s.Configurations[0]) {
+			jobs = append(jobs, plotJob{file: "percentiles-" + slug(ep), title: ep + ": latency distribution per phase",
+				draw: func(path string) error {
+					var specs []chart.Spec
+					for _, c := range groups {
+						spec := chart.Spec{Title: c.Name}
+						for _, ph := range c.Phases {
+							st := ph.Endpoints[ep]
+							if st == nil || len(st.curve) == 0 {
+								continue
+							}
+							sr := chart.Series{Name: ph.Name}
+							for _, p := range st.curve {
+								sr.X = append(sr.X, p.Percentile)
+								sr.Y = append(sr.Y, p.MS)
+							}
+							spec.Series = append(spec.Series, sr)
+						}
+						specs = append(specs, spec)
+					}
+					return chart.Panels(path, ep+": latency distribution per phase", specs, chart.KindPercentiles)
+				}})
+		}
+	}
+	return jobs
+}
+
+// firstOfEachConfig returns the first repetition of each configuration.
+func firstOfEachConfig(cfgs []Configuration) []*Configuration {
+	var out []*Configuration
+	for _, name := range groupNames(cfgs) {
+		out = append(out, group(cfgs, name)[0])
+	}
+	return out
+}
+
+// resourceSeries plots every pool and queue (and any other bounded resource) over time with its
+// capacity as a dashed line.
+func resourceSeries(c *Configuration) chart.Spec {
+	spec := chart.Spec{Title: c.Name + ": resources in use against capacity", YLabel: "in use (slots, queued, connections)", Windows: windows(c)}
+	idx := map[string]int{}
+	caps := map[string]int{}
+	var names []string
+	for _, r := range c.resources {
+		bounded := r.Capacity > 0 || strings.HasPrefix(r.Resource, "pool:") || strings.HasPrefix(r.Resource, "queue:")
+		if !bounded {
+			continue
+		}
+		i, ok := idx[r.Resource]
+		if !ok {
+			i = len(spec.Series)
+			idx[r.Resource] = i
+			names = append(names, r.Resource)
+			spec.Series = append(spec.Series, chart.Series{Name: r.Resource})
+		}
+		spec.Series[i].X = append(spec.Series[i].X, r.T.Seconds())
+		spec.Series[i].Y = append(spec.Series[i].Y, float64(r.InUse))
+		caps[r.Resource] = max(caps[r.Resource], r.Capacity)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		if caps[n] > 0 {
+			spec.HLines = append(spec.HLines, chart.Series{Name: n + " capacity", Y: []float64{float64(caps[n])}})
+		}
+	}
+	return spec
+}
+
+// compareJobs lays several runs side by side: per run, the unaffected endpoint's p99 and success
+// rate over time with one series per configuration.
+func compareJobs(sums []*Summary) []plotJob {
+	side := func(file, what, ylabel string, logY bool, f func(Bucket) float64) plotJob {
+		return plotJob{file: file, title: what + " of the unaffected endpoint, per run",
+			draw: func(path string) error {
+				var specs []chart.Spec
+				for _, s := range sums {
+					spec := chart.Spec{Title: s.RunID, YLabel: ylabel, LogY: logY}
+					eps := s.Roles.Unaffected
+					for _, c := range firstOfEachConfig(s.Configurations) {
+						if len(eps) == 0 {
+							eps = endpointPaths(c)
+						}
+						if len(spec.Windows) == 0 {
+							spec.Windows = windows(c)
+						}
+						for _, ep := range eps {
+							spec.Series = append(spec.Series, timeSeries(c.Name+" "+ep, c.Timeline[ep], s.BucketS, f))
+						}
+					}
+					specs = append(specs, spec)
+				}
+				return chart.Panels(path, what+" of the unaffected endpoint, per run", specs, chart.KindLines)
+			}}
+	}
+	return []plotJob{
+		side("compare-runs-p99", "p99 latency", "p99 latency (ms)", true, func(b Bucket) float64 { return b.P99MS }),
+		side("compare-runs-success", "success rate", "success rate", false, func(b Bucket) float64 { return b.SuccessRate }),
+	}
+}

@@ -1,0 +1,161 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/bulkheadlab/bulkhead/rundir"
+)
+
+// ErrOutInRaw is returned by Compare when the output folder lies inside a raw results folder.
+var ErrOutInRaw = errors.New("output folder inside a raw results folder")
+
+// Analyze reads the run folder runDir and computes its Summary without writing anything. It
+// blocks while it streams every raw file (one configuration at a time, holding about 24 bytes per
+// request of that configuration). It fails if run.json or a manifest cannot be read or a raw file
+// is corrupt; a configuration listed in run.json but missing on disk only fails the run when the
+// run is not marked partial (then it makes the run invalid instead).
+func Analyze(runDir string) (*Summary, error) {
+	return analyze(runDir, DefaultBucket)
+}
+
+func analyze(runDir string, bucket time.Duration) (*Summary, error) {
+	run, err := readRun(runDir)
+	if err != nil {
+		return nil, err
+	}
+	s := &Summary{Scenario: run.Scenario, RunID: run.RunID, Description: run.Description, Command: run.Command,
+		Partial: run.Partial, Valid: true, BucketS: bucket.Seconds(), Thresholds: DefaultThresholds, dir: runDir}
+	for _, name := range run.Configurations {
+		if _, err := os.Stat(filepath.Join(runDir, name, rundir.ManifestFile)); errors.Is(err, fs.ErrNotExist) && run.Partial {
+			s.Invalid = append(s.Invalid, fmt.Sprintf("%s: missing (the run was interrupted)", name))
+			continue
+		}
+		c, err := loadConfiguration(runDir, name, bucket)
+		if err != nil {
+			return nil, err
+		}
+		if s.Scenario == "" {
+			s.Scenario = c.manifest.Scenario
+		}
+		if !c.Valid {
+			if len(c.Invalid) == 0 {
+				s.Invalid = append(s.Invalid, name+": manifest marked invalid")
+			}
+			for _, r := range c.Invalid {
+				s.Invalid = append(s.Invalid, name+": "+r)
+			}
+		}
+		s.Configurations = append(s.Configurations, *c)
+	}
+	s.Valid = len(s.Invalid) == 0
+	s.Aggregates = aggregate(s.Configurations)
+	s.Roles = findRoles(s.Configurations, s.Thresholds)
+	s.Predictions = []Prediction{}
+	if !s.Valid {
+		s.NoVerdicts = "the run is invalid: " + strings.Join(s.Invalid, "; ")
+		return s, nil
+	}
+	j := &judge{cfgs: s.Configurations, aggs: map[string]*Aggregate{}, roles: s.Roles, th: s.Thresholds}
+	for i := range s.Aggregates {
+		j.aggs[s.Aggregates[i].Config] = &s.Aggregates[i]
+	}
+	s.Predictions = j.predictions()
+	return s, nil
+}
+
+// Generate analyses runDir (see Analyze) and writes summary.json, report.md and the plots
+// (plots/*.png and *.svg) into it, replacing earlier ones. It never writes inside a configuration
+// folder. It blocks until every file is written; on error some outputs may already have been
+// replaced (each file is written atomically), and the Summary is returned when the analysis
+// itself succeeded.
+func Generate(runDir string) (*Summary, error) {
+	return generate(runDir, DefaultBucket, true)
+}
+
+func generate(runDir string, bucket time.Duration, plots bool) (*Summary, error) {
+	s, err := analyze(runDir, bucket)
+	if err != nil {
+		return nil, err
+	}
+	jobs := s.plotJobs()
+	if plots {
+		if err := drawAll(filepath.Join(runDir, rundir.PlotsDir), jobs); err != nil {
+			return s, err
+		}
+	}
+	if err := rundir.WriteFile(filepath.Join(runDir, rundir.ReportFile), []byte(s.markdown(jobs))); err != nil {
+		return s, fmt.Errorf("write report: %w", err)
+	}
+	if err := rundir.WriteJSON(filepath.Join(runDir, rundir.SummaryFile), s); err != nil {
+		return s, fmt.Errorf("write summary: %w", err)
+	}
+	return s, nil
+}
+
+// Verdicts returns a few lines for a terminal: each verdict with its evidence, then the
+// exhausted-resource sentence of every phase that had a fault or failures.
+func (s *Summary) Verdicts() string {
+	var b strings.Builder
+	if !s.Valid {
+		fmt.Fprintf(&b, "no verdicts: %s\n", s.NoVerdicts)
+	}
+	for _, p := range s.Predictions {
+		fmt.Fprintf(&b, "%s %s: %s\n", p.ID, p.Verdict, p.Evidence)
+	}
+	for _, c := range s.Configurations {
+		for _, ph := range c.Phases {
+			if len(ph.Faults) > 0 || ph.Cause != nil {
+				fmt.Fprintf(&b, "%s, %s: %s\n", c.Name, ph.Name, ph.Sentence)
+			}
+		}
+	}
+	return b.String()
+}
+
+// Compare analyses each run folder and writes into outDir a compare.md laying the runs side by
+// side (verdicts, and the unaffected endpoint's figures per configuration) and comparison plots
+// under outDir/plots. outDir is created if needed and must not lie inside a raw results folder
+// (ErrOutInRaw). It blocks until every file is written; on error some files may be written.
+func Compare(outDir string, runDirs ...string) error {
+	if len(runDirs) == 0 {
+		return fmt.Errorf("compare: no run folders given")
+	}
+	out, err := filepath.Abs(outDir)
+	if err != nil {
+		return fmt.Errorf("compare: %w", err)
+	}
+	var sums []*Summary
+	for _, d := range runDirs {
+		s, err := Analyze(d)
+		if err != nil {
+			return fmt.Errorf("compare %s: %w", d, err)
+		}
+		for _, c := range s.Configurations {
+			raw, err := filepath.Abs(filepath.Join(d, c.Name, rundir.RawDir))
+			if err != nil {
+				return fmt.Errorf("compare: %w", err)
+			}
+			if out == raw || strings.HasPrefix(out, raw+string(filepath.Separator)) {
+				return fmt.Errorf("compare: %s: %w", outDir, ErrOutInRaw)
+			}
+		}
+		sums = append(sums, s)
+	}
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return fmt.Errorf("compare: %w", err)
+	}
+	jobs := compareJobs(sums)
+	if err := drawAll(filepath.Join(outDir, rundir.PlotsDir), jobs); err != nil {
+		return fmt.Errorf("compare: %w", err)
+	}
+	if err := rundir.WriteFile(filepath.Join(outDir, "compare.md"), []byte(compareMarkdown(sums, jobs))); err != nil {
+		return fmt.Errorf("compare: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,214 @@
+package report
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/bulkheadlab/bulkhead/rundir"
+	"github.com/bulkheadlab/bulkhead/service"
+)
+
+func TestQuantileIsNearestRank(t *testing.T) {
+	hundred := make([]int64, 100)
+	for i := range hundred {
+		hundred[i] = int64(i + 1)
+	}
+	tests := []struct {
+		name   string
+		sorted []int64
+		q      float64
+		want   int64
+	}{
+		{"empty", nil, 0.5, 0},
+		{"single", []int64{7}, 0.99, 7},
+		{"p0 is the minimum", hundred, 0, 1},
+		{"p50 of 1..100", hundred, 0.5, 50},
+		{"p90 of 1..100", hundred, 0.9, 90},
+		{"p99 of 1..100", hundred, 0.99, 99},
+		{"p99.9 of 1..100 is the maximum", hundred, 0.999, 100},
+		{"p50 of four rounds up the rank", []int64{10, 20, 30, 40}, 0.5, 20},
+		{"p51 of four", []int64{10, 20, 30, 40}, 0.51, 30},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := quantile(tt.sorted, tt.q); got != tt.want {
+				t.Errorf("quantile(%v) = %d, want %d", tt.q, got, tt.want)
+			}
+		})
+	}
+}
+
+// oneConfig writes a single shared configuration whose /a requests are given explicitly.
+func oneConfig(t *testing.T, phases []rundir.Phase, a []req, res []rundir.ResourceSample) *Configuration {
+	t.Helper()
+	w := world{phases: phases, rate: 1, timeout: 500 * ms_, cfgs: []cfgDef{{name: "shared", mode: service.ModeShared,
+		pools: sharedPools(10), valid: true, extra: map[string][]req{"/a": a}, resources: res}}}
+	s, err := Analyze(w.write(t, t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &s.Configurations[0]
+}
+
+func TestStatsOnKnownData(t *testing.T) {
+	// /a: 90 successes at 1..90 ms and 10 failures at 91..100 ms of known classes, all in one
+	// 10-s phase.
+	var a []req
+	classes := []string{"timeout:dependency", "timeout:client", "rejected:full", "rejected:queue-full",
+		"rejected:breaker-open", "upstream:reset", "upstream:status-500", "connection:refused", "other:eof", "weird:thing"}
+	for i := 1; i <= 100; i++ {
+		r := req{t: time.Duration(i) * 50 * ms_, lat: time.Duration(i) * ms_, class: "ok", dep: "A"}
+		if i > 90 {
+			r.class = classes[i-91]
+		}
+		a = append(a, r)
+	}
+	phases := []rundir.Phase{{Name: "only", Start: 0, End: 10 * time.Second}}
+	st := oneConfig(t, phases, a, nil).Phases[0].Endpoints["/a"]
+
+	checks := []struct {
+		name      string
+		got, want float64
+	}{
+		{"requests", float64(st.Requests), 100},
+		{"successes", float64(st.Successes), 90},
+		{"success rate", st.SuccessRate, 0.9},
+		{"p50", st.P50MS, 50},
+		{"p90", st.P90MS, 90},
+		{"p99", st.P99MS, 99},
+		{"p99.9", st.P999MS, 100},
+		{"max", st.MaxMS, 100},
+		{"mean", st.MeanMS, 50.5},
+		{"success p99", st.Success.P99MS, 90},
+		{"success max", st.Success.MaxMS, 90},
+		{"failure p50", st.Failure.P50MS, 95},
+		{"failure max", st.Failure.MaxMS, 100},
+		{"rejected count", float64(st.Rejected.Count), 3},
+		{"rejected max", st.Rejected.MaxMS, 95},
+		{"timeouts", float64(st.Errors.Timeout), 2},
+		{"rejected", float64(st.Errors.Rejected), 3},
+		{"upstream", float64(st.Errors.Upstream), 2},
+		{"connection", float64(st.Errors.Connection), 1},
+		{"other (other:eof and unknown prefix)", float64(st.Errors.Other), 2},
+		{"class rejected:queue-full", float64(st.Classes["rejected:queue-full"]), 1},
+		{"class ok", float64(st.Classes["ok"]), 90},
+		{"throughput", st.ThroughputRPS, 9},
+	}
+	for _, c := range checks {
+		t.Run(c.name, func(t *testing.T) {
+			if math.Abs(c.got-c.want) > 1e-9 {
+				t.Errorf("got %v, want %v", c.got, c.want)
+			}
+		})
+	}
+}
+
+func TestPhaseAssignmentAtBoundaries(t *testing.T) {
+	phases := []rundir.Phase{{Name: "p1", Start: 0, End: 10 * time.Second}, {Name: "p2", Start: 10 * time.Second, End: 20 * time.Second}}
+	tests := []struct {
+		name  string
+		t     time.Duration
+		phase int // -1: outside
+	}{
+		{"at zero", 0, 0},
+		{"one ns before the boundary", 10*time.Second - 1, 0},
+		{"exactly at the boundary", 10 * time.Second, 1},
+		{"one ns before the end", 20*time.Second - 1, 1},
+		{"at the end", 20 * time.Second, -1},
+		{"before the start", -1, -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := oneConfig(t, phases, []req{{t: tt.t, lat: ms_, class: "ok"}}, nil)
+			for i, ph := range c.Phases {
+				want := 0
+				if i == tt.phase {
+					want = 1
+				}
+				if got := ph.Endpoints["/a"].Requests; got != want {
+					t.Errorf("phase %s has %d requests, want %d", ph.Name, got, want)
+				}
+			}
+			if wantOut := map[bool]int{true: 1, false: 0}[tt.phase < 0]; c.Outside != wantOut {
+				t.Errorf("outside = %d, want %d", c.Outside, wantOut)
+			}
+		})
+	}
+}
+
+func TestTimelineBuckets(t *testing.T) {
+	phases := []rundir.Phase{{Name: "p", Start: 0, End: 3 * time.Second}}
+	a := []req{
+		{t: 0, lat: 10 * ms_, class: "ok"},
+		{t: 999 * ms_, lat: 30 * ms_, class: "rejected:full"},
+		{t: 1000 * ms_, lat: 20 * ms_, class: "ok"},
+	}
+	tl := oneConfig(t, phases, a, nil).Timeline["/a"]
+	if len(tl) != 3 {
+		t.Fatalf("got %d buckets, want 3", len(tl))
+	}
+	want := []Bucket{
+		{TS: 0, Requests: 2, Successes: 1, SuccessRate: 0.5, ErrorRate: 0.5, P50MS: 10, P99MS: 30, MaxMS: 30, Errors: Errors{Rejected: 1}, ThroughputRPS: 1},
+		{TS: 1, Requests: 1, Successes: 1, SuccessRate: 1, P50MS: 20, P99MS: 20, MaxMS: 20, ThroughputRPS: 1},
+		{TS: 2},
+	}
+	for i := range want {
+		if tl[i] != want[i] {
+			t.Errorf("bucket %d = %+v, want %+v", i, tl[i], want[i])
+		}
+	}
+}
+
+func TestMeanCI(t *testing.T) {
+	tests := []struct {
+		name     string
+		xs       []float64
+		mean     float64
+		ci       float64 // -1: nil
+		tolerane float64
+	}{
+		{"one value has no interval", []float64{3}, 3, -1, 0},
+		{"two values use t(1) = 12.706", []float64{1, 3}, 2, 12.706 * math.Sqrt2 / math.Sqrt2, 1e-9},
+		{"identical values have zero width", []float64{5, 5, 5}, 5, 0, 1e-12},
+		{"three values use t(2) = 4.303", []float64{1, 2, 3}, 2, 4.303 / math.Sqrt(3), 1e-9},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := meanCI(tt.xs)
+			if f.Mean != tt.mean || f.N != len(tt.xs) {
+				t.Errorf("mean %v n %d, want %v n %d", f.Mean, f.N, tt.mean, len(tt.xs))
+			}
+			switch {
+			case tt.ci < 0 && f.CI95 != nil:
+				t.Errorf("ci = %v, want nil", *f.CI95)
+			case tt.ci >= 0 && (f.CI95 == nil || math.Abs(*f.CI95-tt.ci) > tt.tolerane):
+				t.Errorf("ci = %v, want %v", f.CI95, tt.ci)
+			}
+		})
+	}
+}
+
+func TestRepetitionsAggregate(t *testing.T) {
+	w := hypothesis()
+	base := w.cfgs[0]
+	w.cfgs = nil
+	for i, lat := range []time.Duration{20 * ms_, 30 * ms_} {
+		c := base
+		c.name, c.config, c.rep = "shared-r"+string(rune('1'+i)), "shared", i+1
+		c.profiles = map[string]map[string]prof{"baseline": {"/a": {lat: lat}, "/b": {lat: lat}}}
+		w.cfgs = append(w.cfgs, c)
+	}
+	s, err := Analyze(w.write(t, t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Aggregates) != 1 || s.Aggregates[0].Repetitions != 2 {
+		t.Fatalf("aggregates = %+v, want one with 2 repetitions", s.Aggregates)
+	}
+	f := s.Aggregates[0].Phases[0].Endpoints["/a"]["p99_ms"]
+	// 20 and 30 ms: mean 25, sd 7.07, half-width 12.706 * 7.07 / sqrt(2) = 63.53.
+	if f.Mean != 25 || f.CI95 == nil || math.Abs(*f.CI95-63.53) > 0.01 {
+		t.Errorf("p99 figure = %+v (ci %v), want mean 25, ci 63.53", f, f.CI95)
+	}
+}

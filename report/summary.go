@@ -1,0 +1,302 @@
+package report
+
+import (
+	"time"
+
+	"github.com/bulkheadlab/bulkhead/rundir"
+)
+
+// Summary is everything the report computed for one run folder. It is what summary.json holds;
+// fields tagged json:"-" are kept for the plots and report.md only.
+type Summary struct {
+	Scenario    string `json:"scenario"`
+	RunID       string `json:"run_id"`
+	Description string `json:"description,omitempty"`
+	Command     string `json:"command,omitempty"`
+	Partial     bool   `json:"partial"`
+	// Valid is false when any configuration's manifest is invalid; Invalid then says why and
+	// Predictions is empty.
+	Valid   bool     `json:"valid"`
+	Invalid []string `json:"invalid,omitempty"`
+	// BucketS is the width of the Timeline buckets in seconds.
+	BucketS        float64         `json:"bucket_s"`
+	Thresholds     Thresholds      `json:"thresholds"`
+	Roles          Roles           `json:"roles"`
+	Configurations []Configuration `json:"configurations"`
+	// Aggregates holds, per configuration name, the mean and 95% CI of each figure across its
+	// repetitions (one entry even with a single repetition; CI is then null).
+	Aggregates  []Aggregate  `json:"aggregates"`
+	Predictions []Prediction `json:"predictions"`
+	// NoVerdicts says why Predictions is empty (an invalid run).
+	NoVerdicts string `json:"no_verdicts,omitempty"`
+
+	dir string
+}
+
+// Configuration is one configuration folder (one repetition of one pool layout).
+type Configuration struct {
+	// Name is the folder name ("shared", "split-r2").
+	Name string `json:"name"`
+	// Config is the configuration's name without the repetition suffix (Manifest.Configuration).
+	Config     string   `json:"config"`
+	Repetition int      `json:"repetition"`
+	Mode       string   `json:"mode"`
+	Fault      string   `json:"fault"` // fault types of the time line, "+"-joined, or "none"
+	Valid      bool     `json:"valid"`
+	Invalid    []string `json:"invalid,omitempty"`
+	Partial    bool     `json:"partial"`
+	Seed       int64    `json:"seed"`
+	// ClientTimeoutMS is the service's client timeout of every dependency call.
+	ClientTimeoutMS float64       `json:"client_timeout_ms"`
+	Pools           []PoolInfo    `json:"pools"`
+	Endpoints       []EndpointRun `json:"endpoints"`
+	Phases          []Phase       `json:"phases"`
+	// Timeline holds per endpoint path one Bucket per BucketS seconds of the time line.
+	Timeline map[string][]Bucket `json:"timeline"`
+	// Outside counts results whose send offset lies in no phase.
+	Outside int `json:"outside,omitempty"`
+
+	resources []rundir.ResourceSample
+	manifest  *rundir.Manifest
+}
+
+// PoolInfo describes one pool of a configuration.
+type PoolInfo struct {
+	Name         string   `json:"name"`
+	Kind         string   `json:"kind"`
+	Size         int      `json:"size"`
+	Queue        int      `json:"queue"`
+	MaxWaitMS    float64  `json:"max_wait_ms"`
+	Dependencies []string `json:"dependencies"`
+}
+
+// EndpointRun is one endpoint's attack and the load generator's check of itself.
+type EndpointRun struct {
+	Path      string   `json:"path"`
+	Calls     []string `json:"calls"`
+	Rate      float64  `json:"rate"`
+	Arrivals  string   `json:"arrivals"`
+	TimeoutMS float64  `json:"timeout_ms"`
+	Scheduled uint64   `json:"scheduled"`
+	Sent      uint64   `json:"sent"`
+	Dropped   uint64   `json:"dropped"`
+	LagP99MS  float64  `json:"lag_p99_ms"`
+	LagMaxMS  float64  `json:"lag_max_ms"`
+}
+
+// Phase is one span of the time line with the statistics of its requests.
+type Phase struct {
+	Name   string  `json:"name"`
+	StartS float64 `json:"start_s"`
+	EndS   float64 `json:"end_s"`
+	Faults []Fault `json:"faults,omitempty"`
+	// Endpoints maps each endpoint path to the statistics of the requests sent in the phase.
+	Endpoints map[string]*Stats `json:"endpoints"`
+	// Exhausted lists every bounded resource (capacity > 0) seen in the phase, saturated first.
+	Exhausted []Exhausted `json:"exhausted"`
+	// Cause is the resource that explains the largest share of the phase's failures, nil when
+	// nothing failed.
+	Cause *Cause `json:"cause"`
+	// Sentence says in one sentence what ran out and what it explains.
+	Sentence string `json:"sentence"`
+
+	start, end, faultStart time.Duration
+}
+
+// Fault is one fault applied during a phase, amounts resolved.
+type Fault struct {
+	Dependency  string  `json:"dependency"`
+	Type        string  `json:"type"`
+	LatencyMS   float64 `json:"latency_ms,omitempty"`
+	JitterMS    float64 `json:"jitter_ms,omitempty"`
+	RateKBps    int     `json:"rate_kbps,omitempty"`
+	AppliedAtS  float64 `json:"applied_at_s"`
+	RemovedAtS  float64 `json:"removed_at_s"`
+	Description string  `json:"description"`
+}
+
+// Latency is a latency distribution summary in milliseconds (zero when Count is 0).
+type Latency struct {
+	Count  int     `json:"count"`
+	MeanMS float64 `json:"mean_ms"`
+	P50MS  float64 `json:"p50_ms"`
+	P90MS  float64 `json:"p90_ms"`
+	P99MS  float64 `json:"p99_ms"`
+	P999MS float64 `json:"p999_ms"`
+	MaxMS  float64 `json:"max_ms"`
+}
+
+// Errors counts failures by type.
+type Errors struct {
+	Timeout    int `json:"timeout"`
+	Rejected   int `json:"rejected"`
+	Upstream   int `json:"upstream"`
+	Connection int `json:"connection"`
+	Other      int `json:"other"`
+}
+
+// Total returns the number of failures counted.
+func (e Errors) Total() int { return e.Timeout + e.Rejected + e.Upstream + e.Connection + e.Other }
+
+// Stats are the statistics of one slice of requests (configuration x phase x endpoint).
+type Stats struct {
+	Requests    int     `json:"requests"`
+	Successes   int     `json:"successes"`
+	SuccessRate float64 `json:"success_rate"`
+	ErrorRate   float64 `json:"error_rate"`
+	// P50MS .. MaxMS are over every request, successes and failures alike.
+	P50MS  float64 `json:"p50_ms"`
+	P90MS  float64 `json:"p90_ms"`
+	P99MS  float64 `json:"p99_ms"`
+	P999MS float64 `json:"p999_ms"`
+	MaxMS  float64 `json:"max_ms"`
+	MeanMS float64 `json:"mean_ms"`
+	// Success, Failure and Rejected are the latency of successes, of failures, and of the
+	// failures that were rejections.
+	Success  Latency `json:"success_latency"`
+	Failure  Latency `json:"failure_latency"`
+	Rejected Latency `json:"rejected_latency"`
+	Errors   Errors  `json:"errors"`
+	// Classes counts every request by its full class ("ok", "rejected:full", ...).
+	Classes map[string]int `json:"classes"`
+	// ThroughputRPS is successes per second of phase time.
+	ThroughputRPS float64 `json:"throughput_rps"`
+
+	curve []CurvePoint
+}
+
+// CurvePoint is one point of a latency percentile curve.
+type CurvePoint struct {
+	Percentile float64 `json:"percentile"`
+	MS         float64 `json:"ms"`
+}
+
+// Bucket is one time bucket of one endpoint.
+type Bucket struct {
+	TS            float64 `json:"t_s"` // bucket start, seconds since the attack start
+	Requests      int     `json:"requests"`
+	Successes     int     `json:"successes"`
+	SuccessRate   float64 `json:"success_rate"`
+	ErrorRate     float64 `json:"error_rate"`
+	P50MS         float64 `json:"p50_ms"`
+	P99MS         float64 `json:"p99_ms"`
+	MaxMS         float64 `json:"max_ms"`
+	Errors        Errors  `json:"errors"`
+	ThroughputRPS float64 `json:"throughput_rps"`
+}
+
+// Exhausted is one bounded resource's account over a phase.
+type Exhausted struct {
+	Resource string `json:"resource"`
+	Capacity int    `json:"capacity"`
+	MaxInUse int    `json:"max_in_use"`
+	// Saturated is true when in_use >= capacity in at least one sample of the phase.
+	Saturated bool `json:"saturated"`
+	// SaturatedShare is the share of the phase's samples spent at capacity.
+	SaturatedShare float64 `json:"saturated_share"`
+	// FirstSaturatedS is when the resource first reached capacity, seconds after the phase start
+	// (null if never); AfterFaultS the same relative to the fault's start (null without a fault).
+	FirstSaturatedS *float64 `json:"first_saturated_s"`
+	AfterFaultS     *float64 `json:"first_saturated_after_fault_s"`
+	// Rejected is the growth of the resource's cumulative rejection counter during the phase.
+	Rejected uint64 `json:"rejected"`
+	// Failures is the number of failed requests of the phase attributed to the resource.
+	Failures int `json:"failures"`
+}
+
+// Cause is the resource that explains the largest share of a phase's failures.
+type Cause struct {
+	Resource string `json:"resource"`
+	// Failures attributed to the resource, over all endpoints, and their share of all failures.
+	Failures int     `json:"failures"`
+	Share    float64 `json:"share"`
+	// Endpoint is the endpoint with the most failures attributed to the resource, and
+	// EndpointShare the share of that endpoint's failures it explains.
+	Endpoint      string  `json:"endpoint"`
+	EndpointShare float64 `json:"endpoint_share"`
+	// Kind says what those failures were ("rejections", "timeouts", ...).
+	Kind string `json:"kind"`
+	// ByEndpoint holds the attribution of every endpoint's failures: resource -> count.
+	ByEndpoint map[string]map[string]int `json:"by_endpoint"`
+}
+
+// Figure is one figure's mean across repetitions with its 95% confidence half-width (null with
+// fewer than two repetitions).
+type Figure struct {
+	Mean float64  `json:"mean"`
+	CI95 *float64 `json:"ci95"`
+	N    int      `json:"n"`
+}
+
+// Aggregate is one configuration's figures across repetitions.
+type Aggregate struct {
+	Config      string           `json:"config"`
+	Mode        string           `json:"mode"`
+	Repetitions int              `json:"repetitions"`
+	Phases      []AggregatePhase `json:"phases"`
+}
+
+// AggregatePhase holds per endpoint the figures of one phase: name -> Figure, names as in Stats
+// ("p99_ms", "success_rate", ...).
+type AggregatePhase struct {
+	Name      string                       `json:"name"`
+	Endpoints map[string]map[string]Figure `json:"endpoints"`
+}
+
+// Roles are the parts the predictions need, found from the data.
+type Roles struct {
+	Shared          string   `json:"shared,omitempty"`
+	Split           string   `json:"split,omitempty"`
+	FaultDependency string   `json:"fault_dependency,omitempty"`
+	Affected        []string `json:"affected,omitempty"`
+	Unaffected      []string `json:"unaffected,omitempty"`
+	Baseline        string   `json:"baseline,omitempty"`
+	LatencyPhase    string   `json:"latency_phase,omitempty"`
+	ErrorPhase      string   `json:"error_phase,omitempty"`
+	ClientTimeoutMS float64  `json:"client_timeout_ms,omitempty"`
+}
+
+// Prediction is one verdict on a prediction of the seed.
+type Prediction struct {
+	ID    string `json:"id"`
+	Claim string `json:"claim"`
+	// Holds is true, false, or null (not measurable).
+	Holds    *bool              `json:"holds"`
+	Verdict  string             `json:"verdict"` // "holds", "does not hold", "not measurable"
+	Evidence string             `json:"evidence"`
+	Rule     string             `json:"rule"` // the thresholds applied, in words
+	Numbers  map[string]float64 `json:"numbers,omitempty"`
+}
+
+// Thresholds are the numbers the verdicts compare against.
+type Thresholds struct {
+	// LatencyFaultMin: a latency fault counts as "just below the timeout" from this fraction of
+	// the client timeout.
+	LatencyFaultMin float64 `json:"latency_fault_min_x_timeout"`
+	// P1Factor: the unaffected endpoint reaches the affected one's level within this factor.
+	P1Factor float64 `json:"p1_factor"`
+	// P1MaxTimeouts: ... within this many client timeouts of the fault start (rounded up to a
+	// bucket).
+	P1MaxTimeouts float64 `json:"p1_max_timeouts"`
+	// P2P99Factor and P2ErrorPoints bound "within its baseline".
+	P2P99Factor   float64 `json:"p2_p99_factor"`
+	P2ErrorPoints float64 `json:"p2_error_points"`
+	// P2RejectedP99: rejections are fast when their p99 <= this fraction of the client timeout.
+	P2RejectedP99 float64 `json:"p2_rejected_p99_x_timeout"`
+	// P3MinDrop: split's success throughput must be lower than shared's by more than this share.
+	P3MinDrop float64 `json:"p3_min_drop"`
+}
+
+// DefaultThresholds are the thresholds written into every report.
+var DefaultThresholds = Thresholds{
+	LatencyFaultMin: 0.8,
+	P1Factor:        2,
+	P1MaxTimeouts:   5,
+	P2P99Factor:     1.5,
+	P2ErrorPoints:   0.01,
+	P2RejectedP99:   0.1,
+	P3MinDrop:       0.02,
+}
+
+// DefaultBucket is the width of the time buckets used for plots.
+const DefaultBucket = time.Second
