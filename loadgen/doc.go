@@ -1,0 +1,21 @@
+// Package loadgen drives HTTP endpoints at fixed open-model rates with the vegeta library and
+// checks itself while doing so.
+//
+// One Run holds one attack per endpoint, all started at the same instant T0 (the time line's zero).
+// Each attack is paced by a Pacer that is a pure function of elapsed time and hits sent, so the
+// scheduled send time of every request is known: hit k is due at Pacer.Scheduled(k) after T0.
+// A slow response never delays the next send (open model), up to a generous worker cap. Because
+// vegeta degrades silently when it cannot keep up (workers exhausted, CPU starved), every Run
+// compares what was sent with what was scheduled and reports, per attack, a Check: sends dropped,
+// send lag quantiles (actual minus scheduled send time), and Valid false with reasons in words and
+// numbers when the lag p99 exceeds the lag limit or anything was dropped.
+//
+// Every result is streamed as a vegeta JSON line to the attack's writer as it arrives, so memory
+// does not grow with the number of requests. Stored results keep vegeta's fields (Seq gapless per
+// attack, so the vegeta CLI's report and plot read them), drop the body, and keep only the
+// service's X-Bulkhead-* response headers plus two the load generator adds: rundir.HeaderScheduled
+// (the scheduled send offset from T0, in nanoseconds) and rundir.HeaderClass (Classify).
+//
+// loadgen speaks HTTP to whatever URL it is given; the only thing it knows of the service is the
+// outcome header contract in package service.
+package loadgen
