@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -254,11 +255,13 @@ func (a *attribution) finish() {
 					best = flat[top]
 					cause.Endpoint = ep
 					cause.EndpointShare = float64(flat[top]) / float64(epTotal)
+					cause.EndpointFailures = epTotal
+					cause.EndpointByType = maps.Clone(byRes[top])
 				}
 			}
 			ph.Cause = cause
 		}
-		ph.Sentence = sentence(a.c.Mode, ph)
+		ph.Sentence = sentence(a.c.Mode, ph, len(a.c.resources) > 0)
 	}
 }
 
@@ -337,7 +340,7 @@ func pct(x float64) string { return fmt.Sprintf("%.0f%%", 100*x) }
 // sentence says what ran out in a phase and what it explains, e.g. "the shared pool saturated
 // 1.2 s after the fault began and stayed at 10/10 for 96% of the fault; 88% of /b failures were
 // rejections by that pool".
-func sentence(mode string, ph *Phase) string {
+func sentence(mode string, ph *Phase, sampled bool) string {
 	var sat []Exhausted
 	for _, e := range ph.Exhausted {
 		if e.Saturated {
@@ -351,7 +354,9 @@ func sentence(mode string, ph *Phase) string {
 	var b strings.Builder
 	var top *Exhausted
 	if len(sat) == 0 {
-		if mode == string(service.ModeNone) {
+		if !sampled {
+			b.WriteString("no resource samples were recorded")
+		} else if mode == string(service.ModeNone) {
 			b.WriteString("nothing ran out: no connection cap reached capacity")
 		} else {
 			b.WriteString("no bounded resource reached capacity")
@@ -395,19 +400,37 @@ func sentence(mode string, ph *Phase) string {
 	if top != nil && top.Resource == c.Resource {
 		ref = "that " + noun(c.Resource)
 	}
-	var what string
-	switch {
-	case c.Kind == "rejections":
-		what = "rejections by " + ref
-	case c.Kind == "timeouts" && strings.HasPrefix(c.Resource, "dependency:"):
-		what = "timeouts of " + ref
-	case c.Kind == "timeouts":
-		what = "timeouts while " + ref + " was full"
-	case strings.HasPrefix(c.Resource, "dependency:"):
-		what = c.Kind + " from " + ref
-	default:
-		what = c.Kind + " at " + ref
+	// One clause per failure type attributed to the cause, largest first: "88% of /b failures
+	// were rejections by that pool and 10% timeouts while it was full".
+	types := sortedKeys(c.EndpointByType)
+	slices.SortStableFunc(types, func(x, y string) int { return c.EndpointByType[y] - c.EndpointByType[x] })
+	for i, typ := range types {
+		share := float64(c.EndpointByType[typ]) / float64(c.EndpointFailures)
+		what := failurePhrase(kindOf(typ), c.Resource, ref)
+		if i == 0 {
+			fmt.Fprintf(&b, "; %s of %s failures were %s", pct(share), c.Endpoint, what)
+			ref = "it"
+			continue
+		}
+		fmt.Fprintf(&b, " and %s %s", pct(share), what)
 	}
-	fmt.Fprintf(&b, "; %s of %s failures were %s", pct(c.EndpointShare), c.Endpoint, what)
 	return b.String()
+}
+
+// failurePhrase says what failures of a kind attributed to resource were ("rejections by that
+// pool", "timeouts of dependency A").
+func failurePhrase(kind, resource, ref string) string {
+	switch {
+	case kind == "rejections":
+		return "rejections by " + ref
+	case kind == "timeouts" && strings.HasPrefix(resource, "dependency:"):
+		return "timeouts of " + ref
+	case kind == "timeouts" && (resource == "service"):
+		return "timeouts in " + ref
+	case kind == "timeouts":
+		return "timeouts while " + ref + " was full"
+	case strings.HasPrefix(resource, "dependency:"):
+		return kind + " from " + ref
+	}
+	return kind + " at " + ref
 }

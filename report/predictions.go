@@ -427,8 +427,8 @@ func (j *judge) p3() Prediction {
 func (j *judge) p4() Prediction {
 	r := j.roles
 	p := Prediction{ID: "P4",
-		Claim: "with the dependency returning errors immediately instead of stalling, the difference between the configurations is smaller",
-		Rule: "for the unaffected endpoint, |success rate shared - split| and the p99 ratio max/min between shared and split are both no larger in the error-fault phase than in the latency-fault phase, and at least one is smaller",
+		Claim:   "with the dependency returning errors immediately instead of stalling, the difference between the configurations is smaller",
+		Rule:    "for the unaffected endpoint, |success rate shared - split| and the p99 ratio max/min between shared and split are both no larger in the error-fault phase than in the latency-fault phase, and at least one is smaller",
 		Numbers: map[string]float64{}}
 	if miss := needRoles(r, "shared", "split", "latency", "error", "endpoints"); miss != "" {
 		verdict(&p, nil, miss)

@@ -214,6 +214,10 @@ type Cause struct {
 	// EndpointShare the share of that endpoint's failures it explains.
 	Endpoint      string  `json:"endpoint"`
 	EndpointShare float64 `json:"endpoint_share"`
+	// EndpointFailures is that endpoint's failures in the phase, and EndpointByType its failures
+	// attributed to the resource, by type (rejected, timeout, ...).
+	EndpointFailures int            `json:"endpoint_failures"`
+	EndpointByType   map[string]int `json:"endpoint_by_type"`
 	// Kind says what those failures were ("rejections", "timeouts", ...).
 	Kind string `json:"kind"`
 	// ByEndpoint holds the attribution of every endpoint's failures: resource -> count.
