@@ -414,6 +414,15 @@ func sentence(mode string, ph *Phase, sampled bool) string {
 		}
 		fmt.Fprintf(&b, " and %s %s", pct(share), what)
 	}
+	for _, ep := range sortedKeys(c.ByEndpoint) {
+		if n := c.ByEndpoint[ep][c.Resource]; ep != c.Endpoint && n > 0 {
+			total := 0
+			for _, k := range c.ByEndpoint[ep] {
+				total += k
+			}
+			fmt.Fprintf(&b, "; it also explains %s of %s failures", pct(float64(n)/float64(total)), ep)
+		}
+	}
 	return b.String()
 }
 

@@ -1,0 +1,254 @@
+package report
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"flag"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bulkheadlab/bulkhead/rundir"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// goldenWorld is the hypothesis world with resource samples: the shared pool fills 1.5 s into
+// the latency fault, the split A pool at once.
+func goldenWorld() world {
+	w := hypothesis()
+	full := func(from time.Duration) func(time.Duration) int {
+		return func(t time.Duration) int {
+			if t >= from && t < 20*time.Second {
+				return 10
+			}
+			return 2
+		}
+	}
+	none := func(time.Duration) uint64 { return 0 }
+	w.cfgs[0].resources = samples("pool:shared", 10, 0, 40*time.Second, full(11500*ms_), none)
+	w.cfgs[1].resources = append(
+		samples("pool:A", 5, 0, 40*time.Second, func(t time.Duration) int { return min(5, full(10*time.Second)(t)) }, none),
+		samples("pool:B", 5, 0, 40*time.Second, func(time.Duration) int { return 1 }, none)...)
+	return w
+}
+
+func TestReportGolden(t *testing.T) {
+	dir := goldenWorld().write(t, t.TempDir())
+	if _, err := generate(dir, DefaultBucket, false); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, rundir.ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "report.golden.md")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -run TestReportGolden -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("report.md differs from %s (run with -update after checking the change):\n%s", golden, firstDiff(string(got), string(want)))
+	}
+}
+
+func firstDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := 0; i < len(g) || i < len(w); i++ {
+		var gl, wl string
+		if i < len(g) {
+			gl = g[i]
+		}
+		if i < len(w) {
+			wl = w[i]
+		}
+		if gl != wl {
+			return "line " + strconv.Itoa(i+1) + ":\n got: " + gl + "\nwant: " + wl
+		}
+	}
+	return ""
+}
+
+
+func TestSummaryRoundTrips(t *testing.T) {
+	dir := goldenWorld().write(t, t.TempDir())
+	s, err := generate(dir, DefaultBucket, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := os.ReadFile(filepath.Join(dir, rundir.SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Summary
+	if err := json.Unmarshal(first, &back); err != nil {
+		t.Fatal(err)
+	}
+	second, err := json.MarshalIndent(&back, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(bytes.TrimSpace(first), bytes.TrimSpace(second)) {
+		t.Errorf("summary.json does not round-trip:\n%s", firstDiff(string(second), string(first)))
+	}
+	t.Run("holds is true, false or null in the JSON", func(t *testing.T) {
+		var raw struct {
+			Predictions []map[string]json.RawMessage `json:"predictions"`
+		}
+		if err := json.Unmarshal(first, &raw); err != nil {
+			t.Fatal(err)
+		}
+		if len(raw.Predictions) != 4 {
+			t.Fatalf("got %d predictions", len(raw.Predictions))
+		}
+		for _, p := range raw.Predictions {
+			if h := string(p["holds"]); h != "true" && h != "false" && h != "null" {
+				t.Errorf("holds = %s", h)
+			}
+		}
+	})
+	t.Run("the issue's example fields are present", func(t *testing.T) {
+		ph := back.Configurations[0].Phases[0]
+		if back.Scenario != "hypothesis" || back.RunID == "" || !back.Valid || back.Configurations[0].Fault != "latency+reset" ||
+			ph.Name != "baseline" || ph.EndS != 10 || ph.Endpoints["/a"].Requests != 200 || ph.Exhausted[0].Resource != "pool:shared" {
+			t.Errorf("summary = %+v", back.Configurations[0].Phases[0])
+		}
+	})
+	if s.Predictions[0].ID != back.Predictions[0].ID {
+		t.Errorf("predictions differ")
+	}
+}
+
+// hashTree returns a hash of every file under dir.
+func hashTree(t *testing.T, dir string) map[string][32]byte {
+	t.Helper()
+	out := map[string][32]byte{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		out[p] = sha256.Sum256(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestGenerateWritesOutputsAndLeavesConfigurationsAlone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("draws every plot")
+	}
+	dir := goldenWorld().write(t, t.TempDir())
+	before := map[string][32]byte{}
+	for _, c := range []string{"shared", "split"} {
+		for k, v := range hashTree(t, filepath.Join(dir, c)) {
+			before[k] = v
+		}
+	}
+	s, err := Generate(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := map[string][32]byte{}
+	for _, c := range []string{"shared", "split"} {
+		for k, v := range hashTree(t, filepath.Join(dir, c)) {
+			after[k] = v
+		}
+	}
+	if len(after) != len(before) {
+		t.Errorf("configuration folders had %d files, now %d", len(before), len(after))
+	}
+	for k, v := range before {
+		if after[k] != v {
+			t.Errorf("%s changed", k)
+		}
+	}
+	report, err := os.ReadFile(filepath.Join(dir, rundir.ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range s.plotJobs() {
+		for _, ext := range []string{".png", ".svg"} {
+			if _, err := os.Stat(filepath.Join(dir, rundir.PlotsDir, j.file+ext)); err != nil {
+				t.Errorf("plot %s%s: %v", j.file, ext, err)
+			}
+		}
+		if !strings.Contains(string(report), "(plots/"+j.file+".png)") {
+			t.Errorf("report.md does not embed %s", j.file)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, rundir.SummaryFile)); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestCompare(t *testing.T) {
+	if testing.Short() {
+		t.Skip("draws plots")
+	}
+	one := hypothesis().write(t, t.TempDir())
+	w := hypothesis()
+	w.cfgs[0].profiles["slow-a"]["/b"] = prof{lat: 20 * ms_}
+	two := w.write(t, t.TempDir())
+
+	t.Run("refuses an output folder inside raw results", func(t *testing.T) {
+		err := Compare(filepath.Join(one, "shared", rundir.RawDir, "cmp"), one, two)
+		if !errors.Is(err, ErrOutInRaw) {
+			t.Fatalf("err = %v, want ErrOutInRaw", err)
+		}
+	})
+	t.Run("writes compare.md and plots", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "cmp")
+		if err := Compare(out, one, two); err != nil {
+			t.Fatal(err)
+		}
+		md, err := os.ReadFile(filepath.Join(out, "compare.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(md), "| holds | holds | holds | holds |") || !strings.Contains(string(md), "| does not hold | holds | holds | holds |") {
+			t.Errorf("compare.md lacks the verdict rows:\n%s", md)
+		}
+		for _, f := range []string{"compare-runs-p99.png", "compare-runs-success.svg"} {
+			if _, err := os.Stat(filepath.Join(out, rundir.PlotsDir, f)); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+}
+
+func TestAnalyzeErrors(t *testing.T) {
+	t.Run("an empty folder is not a run", func(t *testing.T) {
+		if _, err := Analyze(t.TempDir()); !errors.Is(err, ErrNoRun) {
+			t.Errorf("err = %v, want ErrNoRun", err)
+		}
+	})
+	t.Run("a corrupt raw file fails with its path", func(t *testing.T) {
+		dir := hypothesis().write(t, t.TempDir())
+		raw := filepath.Join(dir, "split", rundir.RawDir, "b.json")
+		if err := os.WriteFile(raw, []byte("{\"attack\": \"/b\", \"seq\": \n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Analyze(dir)
+		if err == nil || !strings.Contains(err.Error(), "b.json") {
+			t.Errorf("err = %v, want one naming b.json", err)
+		}
+	})
+}
