@@ -1,0 +1,504 @@
+package chart
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// figure is a title, one or more plots side by side, and one legend below them.
+type figure struct {
+	title  string
+	plots  []*plot.Plot
+	legend []legendEntry
+}
+
+type legendEntry struct {
+	name  string
+	thumb plot.Thumbnailer
+}
+
+// axisRange is the range shared by every panel of a figure.
+type axisRange struct {
+	xmin, xmax, ymin, ymax float64
+	logY                   bool
+	xTicks, yTicks         plot.Ticker
+}
+
+// build turns specs into a figure of kind.
+func build(title string, specs []Spec, kind Kind) (*figure, error) {
+	if kind < KindLines || kind > KindPercentiles {
+		return nil, fmt.Errorf("%w: %d", ErrBadKind, int(kind))
+	}
+	prs := make([]prepared, len(specs))
+	var names []string
+	for i, s := range specs {
+		pr, err := prepare(s, kind)
+		if err != nil {
+			if len(specs) > 1 {
+				return nil, fmt.Errorf("panel %d: %w", i, err)
+			}
+			return nil, err
+		}
+		prs[i] = pr
+		for _, sr := range s.Series {
+			names = append(names, sr.Name)
+		}
+		for _, sr := range s.HLines {
+			names = append(names, sr.Name)
+		}
+	}
+	pal := newPalette(names)
+	r := ranges(prs, kind)
+
+	fig := &figure{title: title}
+	// The legend lists data first, reference lines last, each name once across panels.
+	seen := map[string]bool{}
+	var refs []legendEntry
+	add := func(to *[]legendEntry, name string, th plot.Thumbnailer) {
+		if name == "" || seen[name] {
+			return
+		}
+		seen[name] = true
+		*to = append(*to, legendEntry{name: name, thumb: th})
+	}
+	addLegend := func(name string, th plot.Thumbnailer) { add(&fig.legend, name, th) }
+	addRef := func(name string, th plot.Thumbnailer) { add(&refs, name, th) }
+	for _, pr := range prs {
+		p := newPlot(pr.spec, kind, r)
+		if len(pr.spec.Windows) > 0 && kind != KindPercentiles {
+			p.Add(&windowShade{windows: pr.spec.Windows})
+		}
+		for _, b := range pr.bands {
+			c := pal.color(b.name)
+			bp := &bandPlot{
+				b:     b,
+				fill:  withAlpha(c, bandAlpha),
+				thumb: withAlpha(c, bandAlpha),
+				edge:  draw.LineStyle{Color: bandEdgeColor, Width: vg.Points(0.6)},
+			}
+			p.Add(bp)
+			addLegend(b.name, bp)
+		}
+		// Reference lines go over stacked areas (which are opaque) but under lines: where a
+		// series reaches its capacity the series stays visible, and the dashes show elsewhere.
+		for _, l := range pr.hlines {
+			style := draw.LineStyle{Color: pal.color(l.name), Width: refLineWidth, Dashes: refDashes}
+			if l.horiz {
+				ll := &levelLine{level: l.level, logY: r.logY, style: style}
+				if finite(l.level) {
+					p.Add(ll)
+				}
+				addRef(l.name, ll)
+				continue
+			}
+			lp := &linePlot{segs: l.segs, logY: r.logY, style: style}
+			p.Add(lp)
+			addRef(l.name, lp)
+		}
+		for _, l := range pr.lines {
+			lp := &linePlot{segs: l.segs, logY: r.logY, style: draw.LineStyle{
+				Color: pal.color(l.name), Width: lineWidth, Dashes: dashesFor(l.name),
+			}}
+			p.Add(lp)
+			addLegend(l.name, lp)
+		}
+		if !pr.hasData() {
+			p.Add(noData{style: textStyle(labelSize, draw.XCenter, draw.YCenter)})
+		}
+		if len(pr.spec.Windows) > 0 && kind != KindPercentiles {
+			p.Add(&windowLabels{windows: pr.spec.Windows, style: textStyle(windowSize, draw.XLeft, draw.YTop)})
+		}
+		fig.plots = append(fig.plots, p)
+	}
+	fig.legend = append(fig.legend, refs...)
+	return fig, nil
+}
+
+func textStyle(size vg.Length, xa draw.XAlignment, ya draw.YAlignment) text.Style {
+	return text.Style{
+		Color:   color.Black,
+		Font:    font.From(sans, size),
+		XAlign:  xa,
+		YAlign:  ya,
+		Handler: plot.DefaultTextHandler,
+	}
+}
+
+// newPlot returns an empty plot with the figure's style, ranges and grid.
+func newPlot(s Spec, kind Kind, r axisRange) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = s.Title
+	p.Title.TextStyle = textStyle(panelSize, draw.XCenter, draw.YTop)
+	p.Title.Padding = vg.Points(6)
+
+	xl, yl := s.XLabel, s.YLabel
+	if xl == "" {
+		xl = "time (s)"
+		if kind == KindPercentiles {
+			xl = "percentile (%)"
+		}
+	}
+	if yl == "" && kind == KindPercentiles {
+		yl = "latency (ms)"
+	}
+	for _, ax := range []*plot.Axis{&p.X, &p.Y} {
+		ax.Label.TextStyle.Font = font.From(sans, labelSize)
+		ax.Tick.Label.Font = font.From(sans, tickSize)
+		ax.Padding = vg.Points(2)
+	}
+	p.X.Label.Text, p.Y.Label.Text = xl, yl
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = r.xmin, r.xmax, r.ymin, r.ymax
+	p.X.Tick.Marker, p.Y.Tick.Marker = r.xTicks, r.yTicks
+	if r.logY {
+		p.Y.Scale = plot.LogScale{}
+	}
+	grid := plotter.NewGrid()
+	grid.Vertical.Color, grid.Horizontal.Color = gridColor, gridColor
+	grid.Vertical.Width, grid.Horizontal.Width = vg.Points(0.6), vg.Points(0.6)
+	p.Add(grid)
+	return p
+}
+
+// ranges computes the axes every panel shares.
+func ranges(prs []prepared, kind Kind) axisRange {
+	ext := newExtent()
+	var r axisRange
+	var fixed bool
+	var flo, fhi float64
+	windows := false
+	for _, pr := range prs {
+		ext.union(pr.ext)
+		if kind != KindStacked && (pr.spec.LogY || kind == KindPercentiles) {
+			r.logY = true
+		}
+		if pr.spec.YMax > pr.spec.YMin {
+			if !fixed {
+				flo, fhi = pr.spec.YMin, pr.spec.YMax
+			}
+			fixed = true
+			flo, fhi = math.Min(flo, pr.spec.YMin), math.Max(fhi, pr.spec.YMax)
+		}
+		if len(pr.spec.Windows) > 0 && kind != KindPercentiles {
+			windows = true
+		}
+	}
+
+	// X
+	switch {
+	case kind == KindPercentiles:
+		r.xmin, r.xmax = 0, 2 // at least up to p99
+		if finite(ext.xmax) {
+			r.xmax = math.Max(2, math.Ceil(ext.xmax-1e-9))
+		}
+		r.xTicks = ninesTicks{}
+	case !finite(ext.xmin):
+		r.xmin, r.xmax = 0, 1
+	case ext.xmin == ext.xmax:
+		r.xmin, r.xmax = ext.xmin-0.5, ext.xmax+0.5
+	default:
+		r.xmin, r.xmax = ext.xmin, ext.xmax
+	}
+	if r.xTicks == nil {
+		r.xTicks = linearTicks{labels: 10}
+	}
+
+	// Y. Headroom above the data keeps the top line off the frame and clear of window labels.
+	head := 0.05
+	if windows {
+		head = 0.12
+	}
+	if r.logY {
+		r.yTicks = logTicks{}
+		floor := 1.0
+		if finite(ext.minPos) {
+			floor = math.Pow10(int(math.Floor(math.Log10(ext.minPos))))
+		}
+		lo, hi := floor, ext.ymax
+		if fixed {
+			lo, hi = flo, fhi
+			if lo <= 0 {
+				lo = floor
+			}
+		}
+		if !(hi > lo) {
+			hi = lo * 10
+		}
+		if !fixed {
+			hi *= math.Pow(hi/lo, head)
+		}
+		r.ymin, r.ymax = lo, hi
+		return r
+	}
+	r.yTicks = linearTicks{labels: 7}
+	if fixed {
+		r.ymin, r.ymax = flo, fhi
+		return r
+	}
+	lo, hi := 0.0, 1.0
+	if finite(ext.ymin) {
+		lo, hi = math.Min(0, ext.ymin), ext.ymax
+	}
+	if !(hi > lo) {
+		hi = lo + 1
+	}
+	r.ymin, r.ymax = lo, hi+(hi-lo)*head
+	return r
+}
+
+// linearTicks labels round values (steps of 1, 2 or 5 times a power of ten) so that there are at
+// most about labels of them, with a minor tick between labels, and writes them without trailing
+// zeros (0, 10, 20 rather than 0.00, 25.00, 50.00).
+type linearTicks struct{ labels int }
+
+func (t linearTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) || !finite(lo) || !finite(hi) {
+		return nil
+	}
+	n := max(t.labels, 2)
+	raw := (hi - lo) / float64(n)
+	mag := math.Pow10(int(math.Floor(math.Log10(raw))))
+	step := 10 * mag
+	for _, m := range []float64{1, 2, 5} {
+		if m*mag >= raw {
+			step = m * mag
+			break
+		}
+	}
+	var ticks []plot.Tick
+	first := math.Ceil(lo/step - 1e-9)
+	for i := first; i*step <= hi+step*1e-9; i++ {
+		v := i * step
+		if math.Abs(v) < step*1e-9 {
+			v = 0
+		}
+		// Round away float noise (0.30000000000000004) before formatting.
+		v = roundTo(v, step)
+		ticks = append(ticks, plot.Tick{Value: v, Label: formatNumber(v)})
+		if mid := v + step/2; mid <= hi {
+			ticks = append(ticks, plot.Tick{Value: mid})
+		}
+	}
+	if first*step-step/2 >= lo {
+		ticks = append(ticks, plot.Tick{Value: first*step - step/2})
+	}
+	return ticks
+}
+
+// roundTo rounds v to the number of decimals step needs.
+func roundTo(v, step float64) float64 {
+	d := max(0, -int(math.Floor(math.Log10(step))))
+	p := math.Pow10(d)
+	return math.Round(v*p) / p
+}
+
+// logTicks labels every decade with a plain number (0.1, 1, 10, 100, 1000) and marks 2..9 as
+// minor ticks; a range of under 2.5 decades also labels 2 and 5, one of under 1.2 every multiple,
+// so that a narrow range still has several labels.
+type logTicks struct{}
+
+func (logTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(lo > 0) || !(hi > lo) {
+		return nil
+	}
+	first := int(math.Floor(math.Log10(lo)))
+	last := int(math.Ceil(math.Log10(hi)))
+	span := math.Log10(hi / lo)
+	var ticks []plot.Tick
+	for d := first; d <= last; d++ {
+		base := math.Pow10(d)
+		for m := 1; m <= 9; m++ {
+			v := base * float64(m)
+			if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
+				continue
+			}
+			t := plot.Tick{Value: v}
+			if m == 1 || span < 1.2 || (span < 2.5 && (m == 2 || m == 5)) {
+				t.Label = formatNumber(v)
+			}
+			ticks = append(ticks, t)
+		}
+	}
+	return ticks
+}
+
+// formatNumber writes v without exponent or float noise: 0.2, 1, 1000, 20000.
+func formatNumber(v float64) string {
+	if v >= 1e7 || v < 1e-4 {
+		return strconv.FormatFloat(v, 'g', 3, 64)
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// ninesTicks marks the nines axis at 0, 50, 90, 99, 99.9, ... percent.
+type ninesTicks struct{}
+
+var ninesLabels = []struct {
+	p     float64
+	label string
+}{
+	{0, "0"}, {50, "50"}, {90, "90"}, {99, "99"}, {99.9, "99.9"}, {99.99, "99.99"},
+	{99.999, "99.999"}, {99.9999, "99.9999"}, {99.99999, "99.99999"},
+}
+
+func (ninesTicks) Ticks(lo, hi float64) []plot.Tick {
+	var ticks []plot.Tick
+	for _, n := range ninesLabels {
+		x := nines(n.p)
+		if x >= lo-1e-9 && x <= hi+1e-9 {
+			ticks = append(ticks, plot.Tick{Value: x, Label: n.label})
+		}
+	}
+	for _, p := range []float64{25, 75, 95, 99.5, 99.95, 99.995} { // unlabelled guides
+		if x := nines(p); x >= lo && x <= hi {
+			ticks = append(ticks, plot.Tick{Value: x})
+		}
+	}
+	return ticks
+}
+
+// draw lays the figure out on c: title on top, legend rows at the bottom, plots between.
+func (f *figure) draw(c draw.Canvas) {
+	c.SetColor(color.White)
+	c.Fill(c.Rectangle.Path())
+	pad := vg.Points(8)
+	c = draw.Crop(c, pad, -pad, pad, -pad)
+
+	if f.title != "" {
+		ts := textStyle(titleSize, draw.XCenter, draw.YTop)
+		c.FillText(ts, vg.Point{X: c.Center().X, Y: c.Max.Y}, f.title)
+		c.Max.Y -= ts.Rectangle(f.title).Size().Y + vg.Points(6)
+	}
+	if h := f.drawLegend(c); h > 0 {
+		c.Min.Y += h + vg.Points(4)
+	}
+	tiles := draw.Tiles{Rows: 1, Cols: len(f.plots), PadX: vg.Points(18)}
+	canvases := plot.Align([][]*plot.Plot{f.plots}, tiles, c)
+	for i, p := range f.plots {
+		p.Draw(canvases[0][i])
+	}
+}
+
+// drawLegend draws the legend as centred rows along the bottom of c, wrapping at its width, and
+// returns the height it used.
+func (f *figure) drawLegend(c draw.Canvas) vg.Length {
+	if len(f.legend) == 0 {
+		return 0
+	}
+	ts := textStyle(legendSize, draw.XLeft, draw.YCenter)
+	thumbW, gap, spacing := vg.Points(30), vg.Points(6), vg.Points(22)
+	rowH := ts.Rectangle("Mg").Size().Y * 1.5
+	width := c.Max.X - c.Min.X
+
+	type item struct {
+		e legendEntry
+		w vg.Length
+	}
+	var rows [][]item
+	var rowW []vg.Length
+	var cur []item
+	var curW vg.Length
+	for _, e := range f.legend {
+		w := thumbW + gap + ts.Rectangle(e.name).Size().X
+		if len(cur) > 0 && curW+spacing+w > width {
+			rows, rowW = append(rows, cur), append(rowW, curW)
+			cur, curW = nil, 0
+		}
+		if len(cur) > 0 {
+			curW += spacing
+		}
+		cur, curW = append(cur, item{e, w}), curW+w
+	}
+	rows, rowW = append(rows, cur), append(rowW, curW)
+
+	h := rowH * vg.Length(len(rows))
+	for i, row := range rows {
+		y := c.Min.Y + h - rowH*vg.Length(i) - rowH/2
+		x := c.Min.X + (width-rowW[i])/2
+		for _, it := range row {
+			th := draw.Canvas{Canvas: c.Canvas, Rectangle: vg.Rectangle{
+				Min: vg.Point{X: x, Y: y - rowH*0.28},
+				Max: vg.Point{X: x + thumbW, Y: y + rowH*0.28},
+			}}
+			it.e.thumb.Thumbnail(&th)
+			c.FillText(ts, vg.Point{X: x + thumbW + gap, Y: y}, it.e.name)
+			x += it.w + spacing
+		}
+	}
+	return h
+}
+
+// render draws fig as PNG and SVG in memory, then writes path+".png" and path+".svg"
+// atomically, creating path's folder.
+func render(path string, wPx, hPx int, fig *figure) (err error) {
+	defer func() {
+		// gonum/plot panics on some inputs (a log axis given a value <= 0, a misaligned tile
+		// grid); the package guards against those, and this turns any it missed into an error
+		// instead of ending the report.
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %v", ErrDraw, r)
+		}
+	}()
+	w := vg.Length(wPx) * vg.Inch / DPI
+	h := vg.Length(hPx) * vg.Inch / DPI
+
+	ic := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(DPI))
+	fig.draw(draw.New(ic))
+	var png bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: ic}).WriteTo(&png); err != nil {
+		return fmt.Errorf("encoding png: %w", err)
+	}
+
+	sc := vgsvg.NewWith(vgsvg.UseWH(w, h), vgsvg.EmbedFonts(true))
+	fig.draw(draw.New(sc))
+	var svg bytes.Buffer
+	if _, err := sc.WriteTo(&svg); err != nil {
+		return fmt.Errorf("encoding svg: %w", err)
+	}
+
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("creating folder: %w", err)
+	}
+	if err := writeAtomic(path+".png", png.Bytes()); err != nil {
+		return err
+	}
+	return writeAtomic(path+".svg", svg.Bytes())
+}
+
+// writeAtomic writes data to a temporary file beside name and renames it over name. On failure
+// name is untouched and the temporary file removed.
+func writeAtomic(name string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", name, err)
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, name)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", name, err)
+	}
+	return nil
+}

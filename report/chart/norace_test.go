@@ -1,0 +1,5 @@
+//go:build !race
+
+package chart
+
+const raceEnabled = false

@@ -1,0 +1,190 @@
+package chart
+
+import (
+	"image/color"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// floorY returns y, or the bottom of a log axis for y <= 0 (a log scale cannot place it).
+func floorY(plt *plot.Plot, logY bool, y float64) float64 {
+	if logY && y <= 0 {
+		return plt.Y.Min
+	}
+	return y
+}
+
+// linePlot draws a series as lines through its runs of points; a run of one point is a dot.
+type linePlot struct {
+	segs  [][]xy
+	style draw.LineStyle
+	logY  bool
+}
+
+func (l *linePlot) Plot(c draw.Canvas, plt *plot.Plot) {
+	trX, trY := plt.Transforms(&c)
+	for _, seg := range l.segs {
+		pts := make([]vg.Point, len(seg))
+		for i, p := range seg {
+			pts[i] = vg.Point{X: trX(p.x), Y: trY(floorY(plt, l.logY, p.y))}
+		}
+		if len(pts) == 1 {
+			if c.Contains(pts[0]) {
+				c.DrawGlyph(draw.GlyphStyle{Color: l.style.Color, Radius: l.style.Width * 1.6, Shape: draw.CircleGlyph{}}, pts[0])
+			}
+			continue
+		}
+		c.StrokeLines(l.style, c.ClipLinesXY(pts)...)
+	}
+}
+
+func (l *linePlot) Thumbnail(c *draw.Canvas) {
+	y := c.Center().Y
+	c.StrokeLine2(l.style, c.Min.X, y, c.Max.X, y)
+}
+
+// levelLine draws a horizontal reference line across the whole data area.
+type levelLine struct {
+	level float64
+	style draw.LineStyle
+	logY  bool
+}
+
+func (l *levelLine) Plot(c draw.Canvas, plt *plot.Plot) {
+	_, trY := plt.Transforms(&c)
+	y := trY(floorY(plt, l.logY, l.level))
+	if !c.ContainsY(y) {
+		return
+	}
+	c.StrokeLine2(l.style, c.Min.X, y, c.Max.X, y)
+}
+
+func (l *levelLine) Thumbnail(c *draw.Canvas) {
+	y := c.Center().Y
+	c.StrokeLine2(l.style, c.Min.X, y, c.Max.X, y)
+}
+
+// bandPlot fills the area between two curves: one layer of a stacked chart.
+type bandPlot struct {
+	b     band
+	fill  color.Color
+	edge  draw.LineStyle
+	thumb color.Color
+}
+
+func (b *bandPlot) Plot(c draw.Canvas, plt *plot.Plot) {
+	n := len(b.b.xs)
+	if n == 0 {
+		return
+	}
+	trX, trY := plt.Transforms(&c)
+	if n == 1 {
+		// One time bucket: a bar as wide as a few points, so the value is still visible.
+		x := trX(b.b.xs[0])
+		w := vg.Points(4)
+		pts := []vg.Point{{X: x - w, Y: trY(b.b.lo[0])}, {X: x + w, Y: trY(b.b.lo[0])}, {X: x + w, Y: trY(b.b.hi[0])}, {X: x - w, Y: trY(b.b.hi[0])}}
+		c.FillPolygon(b.fill, c.ClipPolygonXY(pts))
+		return
+	}
+	pts := make([]vg.Point, 0, 2*n)
+	top := make([]vg.Point, 0, n)
+	for i := range n {
+		p := vg.Point{X: trX(b.b.xs[i]), Y: trY(b.b.hi[i])}
+		pts = append(pts, p)
+		top = append(top, p)
+	}
+	for i := n - 1; i >= 0; i-- {
+		pts = append(pts, vg.Point{X: trX(b.b.xs[i]), Y: trY(b.b.lo[i])})
+	}
+	c.FillPolygon(b.fill, c.ClipPolygonXY(pts))
+	c.StrokeLines(b.edge, c.ClipLinesXY(top)...)
+}
+
+func (b *bandPlot) Thumbnail(c *draw.Canvas) {
+	c.FillPolygon(b.thumb, []vg.Point{
+		{X: c.Min.X, Y: c.Min.Y}, {X: c.Max.X, Y: c.Min.Y}, {X: c.Max.X, Y: c.Max.Y}, {X: c.Min.X, Y: c.Max.Y},
+	})
+}
+
+// windowShade shades fault windows behind the data.
+type windowShade struct{ windows []Window }
+
+func (w *windowShade) Plot(c draw.Canvas, plt *plot.Plot) {
+	trX, _ := plt.Transforms(&c)
+	for _, win := range w.windows {
+		x0, x1, ok := windowSpan(c, trX, win)
+		if !ok {
+			continue
+		}
+		c.FillPolygon(windowFill, []vg.Point{
+			{X: x0, Y: c.Min.Y}, {X: x1, Y: c.Min.Y}, {X: x1, Y: c.Max.Y}, {X: x0, Y: c.Max.Y},
+		})
+	}
+}
+
+// windowLabels marks each window's edges and writes its label at the top of its span, over the
+// data, so both stay visible above opaque stacked areas; the label sits on a light backing so
+// lines crossing it do not make it unreadable.
+type windowLabels struct {
+	windows []Window
+	style   text.Style
+}
+
+func (w *windowLabels) Plot(c draw.Canvas, plt *plot.Plot) {
+	trX, _ := plt.Transforms(&c)
+	pad := vg.Points(3)
+	edge := draw.LineStyle{Color: windowOverlayEdge, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
+	for _, win := range w.windows {
+		x0, x1, ok := windowSpan(c, trX, win)
+		if !ok {
+			continue
+		}
+		for _, x := range []vg.Length{x0, x1} {
+			if x > c.Min.X && x < c.Max.X {
+				c.StrokeLine2(edge, x, c.Min.Y, x, c.Max.Y)
+			}
+		}
+		if win.Label == "" {
+			continue
+		}
+		r := w.style.Rectangle(win.Label)
+		tw, th := r.Size().X, r.Size().Y
+		x := x0 + pad
+		if x+tw+pad > c.Max.X { // keep a label near the right edge inside the chart
+			x = c.Max.X - tw - pad
+		}
+		top := c.Max.Y - pad
+		c.FillPolygon(labelBacking, []vg.Point{
+			{X: x - pad/2, Y: top - th - pad/2}, {X: x + tw + pad/2, Y: top - th - pad/2},
+			{X: x + tw + pad/2, Y: top + pad/2}, {X: x - pad/2, Y: top + pad/2},
+		})
+		c.FillText(w.style, vg.Point{X: x, Y: top}, win.Label)
+	}
+}
+
+// windowSpan returns a window's extent on the canvas, clipped to it; ok is false when the window
+// is invalid or entirely outside.
+func windowSpan(c draw.Canvas, trX func(float64) vg.Length, win Window) (x0, x1 vg.Length, ok bool) {
+	if !finite(win.Start) || !finite(win.End) {
+		return 0, 0, false
+	}
+	start, end := win.Start, win.End
+	if start > end {
+		start, end = end, start
+	}
+	x0, x1 = trX(start), trX(end)
+	if x1 < c.Min.X || x0 > c.Max.X {
+		return 0, 0, false
+	}
+	return max(x0, c.Min.X), min(x1, c.Max.X), true
+}
+
+// noData writes "no data" in the middle of an empty panel, so it does not read as all zeros.
+type noData struct{ style text.Style }
+
+func (n noData) Plot(c draw.Canvas, _ *plot.Plot) {
+	c.FillText(n.style, c.Center(), "no data")
+}
