@@ -83,7 +83,6 @@ func firstDiff(got, want string) string {
 	return ""
 }
 
-
 func TestSummaryRoundTrips(t *testing.T) {
 	dir := goldenWorld().write(t, t.TempDir())
 	s, err := generate(dir, DefaultBucket, false)

@@ -1,0 +1,58 @@
+package report
+
+import (
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// BenchmarkGenerate reports over a run of 1,000,000 requests: two configurations x two endpoints
+// x 250,000 requests each (the hypothesis world at 6,250 requests per second per endpoint over
+// 40 s). The raw files are written once, outside the timer. It reports the peak heap seen by a
+// sampler (peak-heap-MB) and the bytes allocated per report (B/op).
+func BenchmarkGenerate(b *testing.B) {
+	w := goldenWorld()
+	w.rate = 6250
+	dir := b.TempDir()
+	w.write(b, dir)
+	plots := os.Getenv("BENCH_PLOTS") != ""
+	runtime.GC()
+	b.ReportAllocs()
+	b.ResetTimer()
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		var ms runtime.MemStats
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			runtime.ReadMemStats(&ms)
+			if ms.HeapAlloc > peak.Load() {
+				peak.Store(ms.HeapAlloc)
+			}
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	for b.Loop() {
+		s, err := generate(dir, DefaultBucket, plots)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n := s.Configurations[0].Phases[0].Endpoints["/a"].Requests; n != 62500 {
+			b.Fatalf("baseline /a has %d requests, want 62500", n)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MB")
+}
