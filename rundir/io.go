@@ -188,6 +188,9 @@ func ReadRaw(path string, fn func(*vegeta.Result) error) error {
 		return err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() == 0 {
+		return nil // an attack that sent nothing (interrupted at once)
+	}
 	dec := vegeta.DecoderFor(bufio.NewReaderSize(f, 1<<16))
 	if dec == nil {
 		return fmt.Errorf("%s: not a vegeta results file", path)
