@@ -213,6 +213,16 @@ func TestChartsWriteFiles(t *testing.T) {
 		{"lines/zero spec", func(p string) error { return Lines(p, nothing) }},
 		{"lines/capacity line", func(p string) error { return Lines(p, capacity) }},
 		{"lines/fixed log range with floor 0", func(p string) error { return Lines(p, fixedLog) }},
+		{"lines/narrow windows with long labels", func(p string) error {
+			s := latencySpec()
+			s.Windows = []Window{
+				{Start: 10, End: 12, Label: "latency 450 ms on A"},
+				{Start: 12, End: 14, Label: "reset_peer on A"},
+				{Start: 14, End: 16, Label: "A disabled"},
+				{Start: 55, End: 70, Label: "past the end of the data"},
+			}
+			return Lines(p, s)
+		}},
 		{"stacked/outcomes", func(p string) error { return Stacked(p, outcomesSpec("shared pool: outcomes", false)) }},
 		{"stacked/one point", func(p string) error {
 			return Stacked(p, Spec{Series: []Series{{Name: "ok", X: []float64{1}, Y: []float64{5}}}})

@@ -109,9 +109,9 @@ func build(title string, specs []Spec, kind Kind) (*figure, error) {
 			p.Add(lp)
 			addRef(l.name, lp)
 		}
-		for _, l := range pr.lines {
+		for i, l := range pr.lines {
 			lp := &linePlot{segs: l.segs, logY: r.logY, style: draw.LineStyle{
-				Color: pal.color(l.name), Width: lineWidth, Dashes: dashesFor(l.name),
+				Color: pal.color(l.name), Width: widthFor(i, len(pr.lines)), Dashes: dashesFor(l.name),
 			}}
 			p.Add(lp)
 			addLegend(l.name, lp)
@@ -126,6 +126,12 @@ func build(title string, specs []Spec, kind Kind) (*figure, error) {
 	}
 	fig.legend = append(fig.legend, refs...)
 	return fig, nil
+}
+
+// widthFor returns the width of line i of n: lines drawn earlier are a little wider, so a line
+// that coincides with a later one still shows as an outline around it instead of vanishing.
+func widthFor(i, n int) vg.Length {
+	return lineWidth + widthStep*vg.Length(min(n-1-i, 3))
 }
 
 func textStyle(size vg.Length, xa draw.XAlignment, ya draw.YAlignment) text.Style {

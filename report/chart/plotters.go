@@ -137,6 +137,7 @@ func (w *windowLabels) Plot(c draw.Canvas, plt *plot.Plot) {
 	trX, _ := plt.Transforms(&c)
 	pad := vg.Points(3)
 	edge := draw.LineStyle{Color: windowOverlayEdge, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
+	var rowEnds []vg.Length // right end of the last label on each row
 	for _, win := range w.windows {
 		x0, x1, ok := windowSpan(c, trX, win)
 		if !ok {
@@ -156,7 +157,16 @@ func (w *windowLabels) Plot(c draw.Canvas, plt *plot.Plot) {
 		if x+tw+pad > c.Max.X { // keep a label near the right edge inside the chart
 			x = c.Max.X - tw - pad
 		}
-		top := c.Max.Y - pad
+		// Labels of narrow windows would overlap: put each on the first row where it fits.
+		row := 0
+		for row < len(rowEnds) && x < rowEnds[row]+pad {
+			row++
+		}
+		if row == len(rowEnds) {
+			rowEnds = append(rowEnds, 0)
+		}
+		rowEnds[row] = x + tw
+		top := c.Max.Y - pad - vg.Length(row)*(th+pad)
 		c.FillPolygon(labelBacking, []vg.Point{
 			{X: x - pad/2, Y: top - th - pad/2}, {X: x + tw + pad/2, Y: top - th - pad/2},
 			{X: x + tw + pad/2, Y: top + pad/2}, {X: x - pad/2, Y: top + pad/2},

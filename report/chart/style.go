@@ -77,7 +77,7 @@ func lookup(name string) (color.NRGBA, int) {
 	if c, ok := known[k]; ok {
 		return c, rankDirect
 	}
-	if i := strings.IndexAny(k, "-_"); i > 0 {
+	if i := strings.IndexAny(k, "-_/"); i > 0 {
 		if c, ok := known[k[:i]]; ok {
 			return c, rankDerived
 		}
@@ -175,6 +175,7 @@ var (
 	legendSize        = vg.Points(12)
 	windowSize        = vg.Points(11)
 	lineWidth         = vg.Points(2.25)
+	widthStep         = vg.Points(0.5)
 	refLineWidth      = vg.Points(1.5)
 	refDashes         = []vg.Length{vg.Points(9), vg.Points(5)}
 	gridColor         = color.NRGBA{0xdd, 0xdd, 0xdd, 0xff}
