@@ -31,6 +31,9 @@
 //	sample_every: 100ms           # resource sampling; absent = 100ms, > 0 when written
 //	limits: {max_inbound_conns: 0, max_outbound_conns: 0}        # 0 = no cap
 //
+// Top-level keys starting with "x-" are ignored, as in compose files: a place to define YAML
+// anchors (`x-slow: &slow {dependency: A, type: latency, latency: 0.9x}`) used further down.
+//
 // Every duration except timeout itself may be written relative to the client timeout
 // ("0.9x timeout" or "0.9x"); Load resolves it and records the text and the value in
 // Scenario.Resolved under the field path. Fault types are latency (latency, jitter), reset,

@@ -55,7 +55,9 @@ func Parse(name string, data []byte) (*Scenario, error) {
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
 		root = root.Content[0]
 	}
-	d.scenario(root, s)
+	if !d.scenario(root, s) {
+		return nil, d.err() // not a mapping at all: nothing else is worth saying
+	}
 	d.resolveRelatives()
 	s.Resolved = d.resolved
 	s.complete(&d.problems, d.defaultPools)
@@ -188,6 +190,9 @@ func (d *decoder) mapping(n *yaml.Node, path string, fields []field) bool {
 				f = &fields[j]
 			}
 		}
+		if f == nil && path == "" && strings.HasPrefix(k.Value, "x-") {
+			continue // extension key: a place for YAML anchors, ignored (as in compose files)
+		}
 		if f == nil {
 			d.addAt(k.Line, fp, "unknown field %q (known: %s)", k.Value, fieldNames(fields))
 			continue
@@ -206,7 +211,11 @@ func (d *decoder) mapping(n *yaml.Node, path string, fields []field) bool {
 	}
 	for _, f := range fields {
 		if f.required && !seen[f.name] {
-			d.addAt(n.Line, join(path, f.name), "missing required field %q", f.name)
+			line := lineOf(d.lines, path) // the key that holds this mapping, if any
+			if line == 0 {
+				line = n.Line
+			}
+			d.addAt(line, join(path, f.name), "missing required field %q", f.name)
 		}
 	}
 	return true
@@ -424,8 +433,8 @@ func (d *decoder) resolveRelatives() {
 }
 
 // scenario decodes the top-level mapping.
-func (d *decoder) scenario(n *yaml.Node, s *Scenario) {
-	d.mapping(n, "", []field{
+func (d *decoder) scenario(n *yaml.Node, s *Scenario) bool {
+	return d.mapping(n, "", []field{
 		{name: "name", required: true, decode: d.str(&s.Name)},
 		{name: "description", decode: d.str(&s.Description)},
 		{name: "seed", decode: d.int64Field(&s.Seed)},
@@ -529,6 +538,10 @@ func (d *decoder) configuration(n *yaml.Node, path string, i int, c *Configurati
 					d.defaultPools = map[int]string{}
 				}
 				d.defaultPools[i] = path
+				return
+			}
+			if n.Kind != yaml.SequenceNode && !isNull(n) {
+				d.addAt(n.Line, path, "expected a list of pools or \"default\", got %s", describe(n))
 				return
 			}
 			c.Pools = make([]Pool, lenOf(n))
