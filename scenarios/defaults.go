@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -39,35 +40,19 @@ const (
 // FaultTypes lists every fault type, in the order the docs give them.
 var FaultTypes = []string{FaultLatency, FaultReset, FaultTimeout, FaultHTTPError, FaultDown, FaultBandwidth}
 
-// DefaultPools is the pool layout `pools: default` expands to, for a pool budget of P = size:
-//
-//	shared: one workers pool "shared" of size P, queue 2P, max_wait = timeout, covering every
-//	        dependency;
-//	split:  one semaphore pool per dependency, named after it, of size P/2 (at least 1), queue 0,
-//	        max_wait 0 (reject at once when full).
-//
-// It returns nil for any other mode or a size <= 0.
-func DefaultPools(mode string, size int, deps []string, timeout time.Duration) []Pool {
-	if size <= 0 {
-		return nil
-	}
-	switch service.Mode(mode) {
-	case service.ModeShared:
-		return []Pool{{
-			Name: "shared", Kind: string(service.KindWorkers), Size: size, Queue: 2 * size,
-			MaxWait: timeout, Dependencies: append([]string(nil), deps...),
-		}}
-	case service.ModeSplit:
-		pools := make([]Pool, len(deps))
-		for i, dep := range deps {
-			pools[i] = Pool{
-				Name: dep, Kind: string(service.KindSemaphore), Size: max(size/2, 1),
-				Dependencies: []string{dep},
-			}
+// defaultPools is what `pools: default` expands to: service.DefaultPools (one workers pool of
+// size P, queue 2P, max_wait = timeout for shared; a semaphore of P/2 per dependency, no queue,
+// for split) in the scenario's terms.
+func defaultPools(mode string, size int, deps []string, timeout time.Duration) []Pool {
+	sp := service.DefaultPools(service.Mode(mode), size, deps, timeout)
+	pools := make([]Pool, len(sp))
+	for i, p := range sp {
+		pools[i] = Pool{
+			Name: p.Name, Kind: string(p.Kind), Size: p.Size, Queue: p.QueueCapacity,
+			MaxWait: p.MaxWait, Dependencies: slices.Clone(p.Dependencies),
 		}
-		return pools
 	}
-	return nil
+	return pools
 }
 
 // String writes a pool on one line, as Resolved records expansions.
@@ -153,7 +138,7 @@ func (s *Scenario) expandDefaultPools(p *problems, c *Configuration, path string
 	if s.Timeout <= 0 || len(deps) == 0 {
 		return // reported elsewhere; nothing sensible to expand
 	}
-	c.Pools = DefaultPools(c.Mode, c.Size, deps, s.Timeout)
+	c.Pools = defaultPools(c.Mode, c.Size, deps, s.Timeout)
 	parts := make([]string, len(c.Pools))
 	for i, pl := range c.Pools {
 		parts[i] = pl.String()

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/bulkheadlab/bulkhead/loadgen"
 )
 
 // Load reads, decodes, completes and validates the scenario file at path. It blocks on reading
@@ -402,9 +404,9 @@ func (d *decoder) rate(dst *float64) func(*yaml.Node, string) {
 			d.addAt(n.Line, path, "expected a rate like \"50/s\", got %s", describe(n))
 			return
 		}
-		v, err := ParseRate(n.Value)
+		v, err := loadgen.ParseRate(n.Value)
 		if err != nil {
-			d.addAt(n.Line, path, "%v", err)
+			d.addAt(n.Line, path, "%s", strings.TrimSuffix(err.Error(), ": "+loadgen.ErrInvalid.Error()))
 			return
 		}
 		*dst = v

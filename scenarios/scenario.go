@@ -85,7 +85,7 @@ type Configuration struct {
 	// Breakers, when true, keeps the dependencies' breakers on in this configuration; when false
 	// they are off. Nil means on where a dependency declares one.
 	Breakers *bool `yaml:"breakers,omitempty"`
-	// Size is P in the shorthand `pools: default` (see DefaultPools). Load expands the shorthand
+	// Size is P in the shorthand `pools: default` (see service.DefaultPools). Load expands the shorthand
 	// into Pools and records the expansion in Scenario.Resolved; Size is then informational and is
 	// not marshalled, since Pools is.
 	Size int `yaml:"-"`

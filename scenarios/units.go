@@ -8,46 +8,8 @@ import (
 	"time"
 )
 
-// ParseRate parses a request rate and returns it in requests per second: "50/s", "50/1s",
-// "3000/1m", "5/100ms", or a plain number meaning per second ("50", "12.5"). The count and the
-// period must be finite and > 0. It is the parser behind load.rate and endpoints[].rate.
-//
-// (Package loadgen, written concurrently, has its own ParseRate for flags; once it exists the two
-// should become one.)
-func ParseRate(s string) (float64, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return 0, fmt.Errorf("empty rate")
-	}
-	num, per, hasPer := strings.Cut(s, "/")
-	n, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
-	if err != nil || math.IsNaN(n) || math.IsInf(n, 0) {
-		return 0, fmt.Errorf("rate %q: want a count like \"50/s\", \"3000/1m\" or a number per second", s)
-	}
-	period := time.Second
-	if hasPer {
-		per = strings.TrimSpace(per)
-		if per != "" && (per[0] < '0' || per[0] > '9') && per[0] != '.' {
-			per = "1" + per // "50/s" means "50/1s"
-		}
-		period, err = time.ParseDuration(per)
-		if err != nil {
-			return 0, fmt.Errorf("rate %q: period %q is not a duration like \"1s\"", s, per)
-		}
-		if period <= 0 {
-			return 0, fmt.Errorf("rate %q: period must be > 0", s)
-		}
-	}
-	if n <= 0 {
-		return 0, fmt.Errorf("rate %q: must be > 0", s)
-	}
-	return n / period.Seconds(), nil
-}
-
-// FormatRate writes a per-second rate the way ParseRate reads it ("50/s", "12.5/s").
-func FormatRate(perSecond float64) string {
-	return strconv.FormatFloat(perSecond, 'f', -1, 64) + "/s"
-}
+// Rates ("50/s", "3000/1m", a number per second) are parsed by loadgen.ParseRate, the same
+// function the CLI's --rate flag uses, so a rate means the same in a file and on the command line.
 
 // relative is a duration written relative to the client timeout: "0.9x timeout" or "0.9x".
 type relative struct {
