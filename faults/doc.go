@@ -25,5 +25,12 @@
 // exists), so the request on it reads EOF; Go's transport then retries an idempotent GET on a fresh
 // connection, which is reset with an RST. A GET client therefore sees "connection reset by peer"
 // either way, but the dependency serves that request twice. Removing a timeout toxic closes the
-// connections it was stalling.
+// connections it was stalling (the caller reads EOF).
+//
+// Two Toxiproxy v2.5.0 leaks this package works around or cannot: a proxy stopped while a latency
+// toxic holds data leaves that toxic's goroutine asleep for the whole latency, so Close removes
+// toxics before removing proxies. And when a timeout toxic is removed while a response is still on
+// its way from the dependency, the link goroutine that receives it blocks forever (Toxiproxy does
+// not rewire the chain after the toxic's cleanup): at most a goroutine or two per connection open at
+// the moment of Clear, which an embedded Toxiproxy adds to the process's goroutine count.
 package faults

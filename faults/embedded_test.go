@@ -2,6 +2,7 @@ package faults
 
 import (
 	"context"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -19,38 +20,83 @@ func TestEmbeddedVersion(t *testing.T) {
 }
 
 // TestEmbeddedCloseLeavesNoGoroutines runs traffic through faulted proxies, closes everything and
-// checks that no Toxiproxy goroutine is left. Goroutines end asynchronously after their
-// connections close, so the check polls; the bound only decides when to give up and report.
+// checks that no Toxiproxy goroutine started by this test is left. Goroutines end asynchronously
+// after their connections close, so the check polls; the bound only decides when to give up.
 func TestEmbeddedCloseLeavesNoGoroutines(t *testing.T) {
+	baseline := maxGoroutineID()
 	inj := NewEmbedded()
-	up := newUpstream(t, 0)
-	c := newClient(t, 5*time.Second)
+	c := newClient(t, 0)
+	held := make(chan error, 1)
+	var ups []*upstream
 	for _, flt := range []Fault{
 		{Type: TypeLatency, Latency: time.Millisecond},
+		{Type: TypeLatency, Latency: time.Hour},
 		{Type: TypeBandwidth, RateKBps: 1000},
 		{Type: TypeTimeout},
 		{Type: TypeReset},
 		{Type: TypeDown},
 	} {
-		f := newFixture(t, inj, "leak-"+string(flt.Type), 0)
+		f := newFixture(t, inj, "leak-"+flt.String(), 0)
+		ups = append(ups, f.up)
 		mustGet(t, c, f.url)
 		f.apply(t, flt)
+		if flt.Latency == time.Hour {
+			// A response held by the toxic when Close comes.
+			go func() { _, _, err := get(c, f.url); held <- err }()
+			for f.up.served.Load() < 2 {
+				runtime.Gosched()
+			}
+		}
 	}
 	if err := inj.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	<-held
 	c.Transport.(interface{ CloseIdleConnections() }).CloseIdleConnections()
-	up.srv.Close()
+	for _, up := range ups {
+		up.srv.Close()
+	}
 
-	const pkg = "github.com/Shopify/toxiproxy"
-	var stacks string
+	var left []string
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
-		buf := make([]byte, 1<<20)
-		stacks = string(buf[:runtime.Stack(buf, true)])
-		if !strings.Contains(stacks, pkg) {
+		if left = toxiproxyGoroutinesAfter(baseline); len(left) == 0 {
 			return
 		}
 		time.Sleep(10 * time.Millisecond) // polling for asynchronous exits, not synchronisation
 	}
-	t.Fatalf("toxiproxy goroutines left after Close:\n%s", stacks)
+	t.Fatalf("%d toxiproxy goroutines left after Close:\n%s", len(left), strings.Join(left, "\n\n"))
+}
+
+// goroutineStacks returns every goroutine's stack by goroutine id.
+func goroutineStacks() map[int]string {
+	buf := make([]byte, 4<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	out := make(map[int]string)
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		var id int
+		if _, err := fmt.Sscanf(g, "goroutine %d ", &id); err == nil {
+			out[id] = g
+		}
+	}
+	return out
+}
+
+func maxGoroutineID() int {
+	m := 0
+	for id := range goroutineStacks() {
+		m = max(m, id)
+	}
+	return m
+}
+
+// toxiproxyGoroutinesAfter returns the stacks of Toxiproxy goroutines with an id above baseline
+// (goroutine ids only grow, so these were started after the baseline was taken).
+func toxiproxyGoroutinesAfter(baseline int) []string {
+	var left []string
+	for id, g := range goroutineStacks() {
+		if id > baseline && strings.Contains(g, "github.com/Shopify/toxiproxy") {
+			left = append(left, g)
+		}
+	}
+	return left
 }

@@ -142,8 +142,8 @@ func (x *External) Clear(ctx context.Context, proxy string) error {
 	return nil
 }
 
-// Close deletes every proxy this injector created (deleting a proxy stops it and closes its
-// connections) and leaves other proxies on the server alone. Each deletion is bounded by ctx; a
+// Close deletes every proxy this injector created, removing its toxics first (deleting a proxy
+// stops it and closes its connections), and leaves other proxies on the server alone. Each deletion is bounded by ctx; a
 // proxy already gone is not an error. A second Close returns nil; every other call after Close
 // returns ErrClosed.
 func (x *External) Close(ctx context.Context) error {
@@ -159,7 +159,13 @@ func (x *External) Close(ctx context.Context) error {
 
 	var errs []error
 	for _, name := range names {
-		err := x.do(ctx, http.MethodDelete, "/proxies/"+url.PathEscape(name), nil, http.StatusNoContent, nil)
+		// Toxics first: a proxy deleted with a latency toxic holding data leaves that toxic's
+		// goroutine asleep for the whole latency in the server (Toxiproxy v2.5.0 does not interrupt
+		// toxics on stop).
+		err := x.removeToxics(ctx, name)
+		if err == nil {
+			err = x.do(ctx, http.MethodDelete, "/proxies/"+url.PathEscape(name), nil, http.StatusNoContent, nil)
+		}
 		if err != nil && !errors.Is(err, ErrUnknownProxy) {
 			errs = append(errs, fmt.Errorf("faults: close proxy %q: %w", name, err))
 		}
@@ -180,15 +186,12 @@ func (x *External) check() error {
 // reset deletes every toxic on the proxy and sets it enabled or disabled.
 func (x *External) reset(ctx context.Context, proxy string, enabled bool) error {
 	path := "/proxies/" + url.PathEscape(proxy)
-	var p toxiclient.Proxy
-	if err := x.do(ctx, http.MethodGet, path, nil, http.StatusOK, &p); err != nil {
+	p, err := x.proxyState(ctx, proxy)
+	if err != nil {
 		return err
 	}
-	for _, t := range p.ActiveToxics {
-		err := x.do(ctx, http.MethodDelete, path+"/toxics/"+url.PathEscape(t.Name), nil, http.StatusNoContent, nil)
-		if err != nil && !errors.Is(err, errToxicNotFound) {
-			return fmt.Errorf("remove toxic %q: %w", t.Name, err)
-		}
+	if err := x.deleteToxics(ctx, proxy, p.ActiveToxics); err != nil {
+		return err
 	}
 	if p.Enabled != enabled {
 		in := struct {
@@ -196,6 +199,34 @@ func (x *External) reset(ctx context.Context, proxy string, enabled bool) error 
 		}{enabled}
 		if err := x.do(ctx, http.MethodPost, path, in, http.StatusOK, nil); err != nil {
 			return fmt.Errorf("set enabled %v: %w", enabled, err)
+		}
+	}
+	return nil
+}
+
+// removeToxics deletes every toxic on the proxy.
+func (x *External) removeToxics(ctx context.Context, proxy string) error {
+	p, err := x.proxyState(ctx, proxy)
+	if err != nil {
+		return err
+	}
+	return x.deleteToxics(ctx, proxy, p.ActiveToxics)
+}
+
+// proxyState fetches the proxy with its toxics.
+func (x *External) proxyState(ctx context.Context, proxy string) (toxiclient.Proxy, error) {
+	var p toxiclient.Proxy
+	err := x.do(ctx, http.MethodGet, "/proxies/"+url.PathEscape(proxy), nil, http.StatusOK, &p)
+	return p, err
+}
+
+// deleteToxics deletes the named toxics from the proxy; one already gone is not an error.
+func (x *External) deleteToxics(ctx context.Context, proxy string, toxics toxiclient.Toxics) error {
+	for _, t := range toxics {
+		path := "/proxies/" + url.PathEscape(proxy) + "/toxics/" + url.PathEscape(t.Name)
+		err := x.do(ctx, http.MethodDelete, path, nil, http.StatusNoContent, nil)
+		if err != nil && !errors.Is(err, errToxicNotFound) {
+			return fmt.Errorf("remove toxic %q: %w", t.Name, err)
 		}
 	}
 	return nil

@@ -42,7 +42,11 @@ func newAPIServer(t *testing.T) string {
 	srv := httptest.NewServer(r)
 	t.Cleanup(func() {
 		srv.Close()
-		_ = api.Collection.Clear() // proxies the test left behind
+		// Proxies the test left behind, toxics first (see External.Close).
+		for _, p := range api.Collection.Proxies() {
+			p.Toxics.ResetToxics(context.Background())
+		}
+		_ = api.Collection.Clear()
 	})
 	return srv.URL
 }

@@ -240,6 +240,22 @@ func runInjectorSuite(t *testing.T, newInj func(t *testing.T) Injector) {
 		mustGet(t, c, f.url)
 	})
 
+	t.Run("clearing timeout closes the stalled connection", func(t *testing.T) {
+		f := fresh(t, 0)
+		c := newClient(t, 0) // no client timeout: only Clear can end the request
+		f.apply(t, Fault{Type: TypeTimeout})
+		done := make(chan error, 1)
+		go func() { _, _, err := get(c, f.url); done <- err }()
+		for f.up.served.Load() == 0 {
+			runtime.Gosched()
+		}
+		f.clear(t)
+		// The stalled response is dropped, not delivered: the connection is closed under it.
+		if err := <-done; !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Fatalf("GET stalled by a cleared timeout = %v, want EOF", err)
+		}
+	})
+
 	t.Run("down refuses connections and Clear restores", func(t *testing.T) {
 		f := fresh(t, 0)
 		c := newClient(t, 5*time.Second)
