@@ -128,8 +128,9 @@ func (s *Server) nextDelay() time.Duration {
 
 // Handler returns the handler that answers requests. It answers any path; GET and HEAD get
 // {"dependency":"<name>"} with 200 after the delay, or the SetFailing status at once; other
-// methods get 405. While waiting it honours the request's context: when the client goes away the
-// handler returns without writing and counts the request as Canceled.
+// methods get 405. While waiting it honours the request's context: when the client goes away (or
+// Close ends the request) the handler counts the request as Canceled and aborts it with
+// panic(http.ErrAbortHandler), which net/http turns into a closed connection with no answer.
 func (s *Server) Handler() http.Handler {
 	return http.HandlerFunc(s.serveHTTP)
 }
@@ -156,7 +157,9 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	d := s.nextDelay()
 	if err := s.wait(r.Context(), d); err != nil {
 		s.canceled.Add(1)
-		return
+		// Returning normally would make net/http send an empty 200, which a caller still
+		// listening (during Close) would take for success; abort the connection instead.
+		panic(http.ErrAbortHandler)
 	}
 	s.served.Add(1)
 	h.Set(HeaderDelay, d.String())
@@ -243,8 +246,8 @@ func (s *Server) Close() error {
 	srv, done, cancel := s.srv, s.done, s.cancelBase
 	s.mu.Unlock()
 
+	err := srv.Close() // connections first, so an ended handler has nowhere to answer
 	cancel()
-	err := srv.Close()
 	<-done
 	if err != nil {
 		return fmt.Errorf("dependency %q: close: %w", s.name, err)

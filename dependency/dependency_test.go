@@ -215,14 +215,19 @@ func TestHandlerStopsWhenRequestCanceled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	rec := httptest.NewRecorder()
 	returned := make(chan struct{})
+	var recovered any
 	go func() {
 		defer close(returned)
+		defer func() { recovered = recover() }()
 		s.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil).WithContext(ctx))
 	}()
 	<-entered
 	cancel()
 	<-returned // hangs (test timeout) if the wait ignores the request context
 
+	if recovered != http.ErrAbortHandler {
+		t.Errorf("handler ended with %v, want panic(http.ErrAbortHandler) so no empty 200 is sent", recovered)
+	}
 	if rec.Body.Len() != 0 || rec.Flushed {
 		t.Errorf("canceled request got an answer: %q", rec.Body.String())
 	}

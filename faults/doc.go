@@ -29,8 +29,9 @@
 //
 // Two Toxiproxy v2.5.0 leaks this package works around or cannot: a proxy stopped while a latency
 // toxic holds data leaves that toxic's goroutine asleep for the whole latency, so Close removes
-// toxics before removing proxies. And when a timeout toxic is removed while a response is still on
-// its way from the dependency, the link goroutine that receives it blocks forever (Toxiproxy does
-// not rewire the chain after the toxic's cleanup): at most a goroutine or two per connection open at
-// the moment of Clear, which an embedded Toxiproxy adds to the process's goroutine count.
+// toxics before removing proxies. And when a timeout toxic is removed and response bytes reach
+// the proxy in the instant between the toxic's cleanup and the close of the connection, the link
+// goroutine that receives them blocks forever (Toxiproxy does not rewire the chain after that
+// cleanup). Seen in tests where the dependency answers within microseconds of Clear; a dependency
+// answering later finds the connection closed. At most a goroutine per connection open at Clear.
 package faults
