@@ -1,0 +1,52 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bulkheadlab/bulkhead/report"
+	"github.com/bulkheadlab/bulkhead/rundir"
+)
+
+func newReportCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "report <run-dir>",
+		Short: "Regenerate summary.json, report.md and plots of a run from its raw files",
+		Long: `Read a run folder's raw results, resource series and manifests, and write summary.json,
+report.md and plots/ into it. Raw files are never modified, so a report can be regenerated at any
+time, on another machine.`,
+		Example: `  bulkhead report results/20261130T090000Z-hypothesis`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			sum, err := report.Generate(args[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprint(cmd.OutOrStdout(), sum.Verdicts())
+			fmt.Fprintf(cmd.OutOrStdout(), "report: %s\n", filepath.Join(args[0], rundir.ReportFile))
+			return nil
+		},
+	}
+}
+
+func newCompareCmd() *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:     "compare <run-dir>...",
+		Short:   "Lay several runs side by side",
+		Long:    `Write compare.md and comparison plots for several run folders into --out.`,
+		Example: `  bulkhead compare results/run1 results/run2 --out results/compare-1-2`,
+		Args:    cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := report.Compare(out, args...); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "comparison: %s\n", out)
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "out", "o", "results/compare", "folder to write the comparison into (created; must not exist)")
+	return cmd
+}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// execute runs the CLI with args and returns the process exit code. The first SIGINT/SIGTERM
+// cancels the command's context (a run then stops its load, flushes and closes every file);
+// the second exits at once.
+func execute(args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // restore default handling: the second signal kills the process
+		again := make(chan os.Signal, 1)
+		signal.Notify(again, os.Interrupt, syscall.SIGTERM)
+		<-again
+		fmt.Fprintln(os.Stderr, "bulkhead: second interrupt, exiting at once")
+		os.Exit(130)
+	}()
+	root := newRootCmd(os.Stdout, os.Stderr)
+	root.SetArgs(args)
+	if err := root.ExecuteContext(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "bulkhead:", err)
+		if errors.Is(ctx.Err(), context.Canceled) {
+			return 130
+		}
+		return 1
+	}
+	return 0
+}
+
+func newRootCmd(out, errOut io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "bulkhead",
+		Short: "Measure shared pools against per-dependency bulkheads under injected faults",
+		Long: `bulkhead runs a sample HTTP service whose endpoints call dependencies through one shared
+pool or through per-dependency bulkheads, puts Toxiproxy in front of the dependencies, drives
+every endpoint at a fixed open-model rate, and reports what happened, which resource ran out
+and whether the hypothesis' predictions held.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       version,
+	}
+	root.SetOut(out)
+	root.SetErr(errOut)
+	root.AddCommand(
+		newRunCmd(nil),
+		newValidateCmd(),
+		newListCmd(),
+		newReportCmd(),
+		newCompareCmd(),
+		newServeCmd(),
+		newDepCmd(),
+	)
+	return root
+}
