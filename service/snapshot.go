@@ -40,7 +40,7 @@ type DependencyStats struct {
 
 // ProcessStats is the whole service's account.
 type ProcessStats struct {
-	InFlight         int `json:"in_flight"` // inbound requests being served
+	InFlight         int `json:"in_flight"` // endpoint requests being served (debug paths not counted)
 	Goroutines       int `json:"goroutines"`
 	InboundConns     int `json:"inbound_conns"`
 	InboundConnsCap  int `json:"inbound_conns_cap"`  // 0 = no cap

@@ -29,6 +29,11 @@ type Workers struct {
 	closed   atomic.Bool
 	busy     atomic.Int32
 	queued   atomic.Int32
+	// admitted counts tasks accepted and not yet finished or discarded (busy + queued, including
+	// abandoned tasks still in the channel). Admission is a compare-and-swap on it against
+	// Size+QueueCapacity, so a call is rejected exactly when every worker is busy and the queue
+	// is full, never because an idle worker had not yet reached its receive.
+	accepted atomic.Int32
 	c        poolCounters
 }
 
@@ -60,7 +65,7 @@ func NewWorkers(cfg PoolConfig) *Workers {
 		size:     cfg.Size,
 		queueCap: cfg.QueueCapacity,
 		maxWait:  cfg.MaxWait,
-		tasks:    make(chan *task, cfg.QueueCapacity),
+		tasks:    make(chan *task, cfg.Size+cfg.QueueCapacity),
 		quit:     make(chan struct{}),
 	}
 	p.wg.Add(cfg.Size)
@@ -79,6 +84,7 @@ func (p *Workers) work() {
 		case t := <-p.tasks:
 			p.queued.Add(-1)
 			p.run(t)
+			p.accepted.Add(-1)
 		}
 	}
 }
@@ -114,17 +120,21 @@ func (p *Workers) Do(ctx context.Context, fn func(context.Context) error) error 
 	if p.closed.Load() {
 		return ErrClosed
 	}
+	for limit := int32(p.size + p.queueCap); ; {
+		n := p.accepted.Load()
+		if n >= limit {
+			if p.queueCap == 0 {
+				return p.c.reject(p.name, ErrFull)
+			}
+			return p.c.reject(p.name, ErrQueueFull)
+		}
+		if p.accepted.CompareAndSwap(n, n+1) {
+			break
+		}
+	}
 	t := &task{ctx: ctx, fn: fn, enq: time.Now(), done: make(chan struct{})}
 	p.queued.Add(1)
-	select {
-	case p.tasks <- t:
-	default:
-		p.queued.Add(-1)
-		if p.queueCap == 0 {
-			return p.c.reject(p.name, ErrFull)
-		}
-		return p.c.reject(p.name, ErrQueueFull)
-	}
+	p.tasks <- t // never blocks: the channel holds Size+QueueCapacity tasks and we hold a place
 
 	var timeout <-chan time.Time
 	if p.maxWait > 0 {

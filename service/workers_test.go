@@ -1,0 +1,166 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+)
+
+// blockers fills every worker of p with a task that blocks until release is closed, and returns
+// the channel their Do results arrive on.
+func blockers(t *testing.T, p *Workers, n int, release <-chan struct{}) <-chan error {
+	t.Helper()
+	started := make(chan struct{}, n)
+	out := make(chan error, n)
+	for range n {
+		go func() {
+			out <- p.Do(context.Background(), func(context.Context) error {
+				started <- struct{}{}
+				<-release
+				return nil
+			})
+		}()
+		<-started
+	}
+	return out
+}
+
+func TestWorkersRejections(t *testing.T) {
+	tests := []struct {
+		name   string
+		cfg    PoolConfig
+		queued int // tasks queued behind the busy workers before the call under test
+		want   error
+		reason string
+	}{
+		{"no queue, all workers busy", PoolConfig{Name: "W", Size: 2}, 0, ErrFull, ReasonFull},
+		{"queue at capacity", PoolConfig{Name: "W", Size: 2, QueueCapacity: 3}, 3, ErrQueueFull, ReasonQueueFull},
+		{"queued longer than max wait", PoolConfig{Name: "W", Size: 1, QueueCapacity: 1, MaxWait: time.Millisecond}, 0, ErrWaitTimeout, ReasonWaitTimeout},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := NewWorkers(tt.cfg)
+			defer p.Close()
+			release := make(chan struct{})
+			busy := blockers(t, p, tt.cfg.Size, release)
+
+			ctx, cancel := context.WithCancel(context.Background())
+			var wg sync.WaitGroup
+			for range tt.queued {
+				wg.Go(func() {
+					p.Do(ctx, func(context.Context) error { return nil })
+				})
+			}
+			eventually(t, "tasks queued", func() bool { return p.Stats().Waiting == tt.queued })
+
+			ran := false
+			err := p.Do(context.Background(), func(context.Context) error { ran = true; return nil })
+			var rej *RejectedError
+			if !errors.Is(err, tt.want) || !errors.As(err, &rej) || rej.Pool != "W" || rej.Reason != tt.reason || ran {
+				t.Errorf("Do = %v (ran %v), want *RejectedError{W, %s} wrapping %v, not run", err, ran, tt.reason, tt.want)
+			}
+			if got := p.Stats().Rejected[tt.reason]; got != 1 {
+				t.Errorf("Rejected[%s] = %d, want 1", tt.reason, got)
+			}
+			cancel()
+			close(release)
+			wg.Wait()
+			for range tt.cfg.Size {
+				if err := <-busy; err != nil {
+					t.Errorf("blocking task: %v", err)
+				}
+			}
+		})
+	}
+}
+
+func TestWorkersRunInQueueOrder(t *testing.T) {
+	p := NewWorkers(PoolConfig{Name: "W", Size: 1, QueueCapacity: 3})
+	defer p.Close()
+	release := make(chan struct{})
+	busy := blockers(t, p, 1, release)
+	order := make(chan int, 3)
+	var wg sync.WaitGroup
+	for i := range 3 {
+		wg.Go(func() {
+			p.Do(context.Background(), func(context.Context) error { order <- i; return nil })
+		})
+		eventually(t, "task queued", func() bool { return p.Stats().Waiting == i+1 })
+	}
+	close(release)
+	<-busy
+	wg.Wait()
+	close(order)
+	var got []int
+	for i := range order {
+		got = append(got, i)
+	}
+	if fmt.Sprint(got) != "[0 1 2]" {
+		t.Errorf("tasks ran in order %v, want [0 1 2]", got)
+	}
+	if st := p.Stats(); st.Admitted != 4 || st.InUse != 0 || st.Waiting != 0 {
+		t.Errorf("Admitted, InUse, Waiting = %d, %d, %d, want 4, 0, 0", st.Admitted, st.InUse, st.Waiting)
+	}
+}
+
+func TestWorkersCancelledWhileQueuedDoesNotRun(t *testing.T) {
+	p := NewWorkers(PoolConfig{Name: "W", Size: 1, QueueCapacity: 1})
+	defer p.Close()
+	release := make(chan struct{})
+	busy := blockers(t, p, 1, release)
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan struct{}, 1)
+	errc := make(chan error, 1)
+	go func() { errc <- p.Do(ctx, func(context.Context) error { ran <- struct{}{}; return nil }) }()
+	eventually(t, "task queued", func() bool { return p.Stats().Waiting == 1 })
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Errorf("Do = %v, want context.Canceled", err)
+	}
+	close(release)
+	<-busy
+	// A later task runs after the abandoned one was discarded, so by then it was seen and skipped.
+	if err := p.Do(context.Background(), func(context.Context) error { return nil }); err != nil {
+		t.Fatalf("Do after = %v", err)
+	}
+	select {
+	case <-ran:
+		t.Error("the abandoned task ran")
+	default:
+	}
+}
+
+func TestWorkersCloseLeavesNoGoroutine(t *testing.T) {
+	base := runtime.NumGoroutine()
+	p := NewWorkers(PoolConfig{Name: "W", Size: 8, QueueCapacity: 8})
+	if err := p.Do(context.Background(), func(context.Context) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	p.Close() // idempotent
+	if err := p.Do(context.Background(), func(context.Context) error { return nil }); !errors.Is(err, ErrClosed) {
+		t.Errorf("Do after Close = %v, want ErrClosed", err)
+	}
+	checkNoLeak(t, base)
+}
+
+func TestWorkersCloseFailsQueuedCallers(t *testing.T) {
+	p := NewWorkers(PoolConfig{Name: "W", Size: 1, QueueCapacity: 1})
+	release := make(chan struct{})
+	busy := blockers(t, p, 1, release)
+	errc := make(chan error, 1)
+	go func() { errc <- p.Do(context.Background(), func(context.Context) error { return nil }) }()
+	eventually(t, "task queued", func() bool { return p.Stats().Waiting == 1 })
+	closed := make(chan struct{})
+	go func() { p.Close(); close(closed) }()
+	if err := <-errc; !errors.Is(err, ErrClosed) {
+		t.Errorf("queued Do during Close = %v, want ErrClosed", err)
+	}
+	close(release) // Close waits for the running task
+	<-busy
+	<-closed
+}
