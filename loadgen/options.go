@@ -1,0 +1,85 @@
+package loadgen
+
+import (
+	"fmt"
+	"time"
+)
+
+// Defaults of the options; reuse them as flag defaults.
+const (
+	// DefaultTimeout is the load generator's own request timeout (vegeta's default).
+	DefaultTimeout = 30 * time.Second
+	// DefaultMaxWorkers caps the concurrent requests of one attack. It is generous on purpose:
+	// unlimited workers collapse silently under CPU contention, and a small cap turns the open
+	// model into a closed loop that drops sends. The self-check reports either failure.
+	DefaultMaxWorkers uint64 = 10000
+	// DefaultConnections is the number of idle connections kept per host.
+	DefaultConnections = 10000
+	// DefaultLagLimit is the send lag p99 above which a run is invalid.
+	DefaultLagLimit = time.Millisecond
+	// DefaultKeepAlive reuses connections.
+	DefaultKeepAlive = true
+)
+
+// StopGrace is how long after the duration an attack may still be sending its last scheduled
+// hits (late, which the lag reports) before it is stopped and its unsent hits count as dropped.
+const StopGrace = 250 * time.Millisecond
+
+// maxBody bounds the response bytes read into memory per result; the rest is drained for
+// keep-alive and not stored (bodies are dropped from stored results).
+const maxBody = 4096
+
+// Opt configures a Run. Options are independent of their order.
+type Opt func(*options)
+
+type options struct {
+	timeout     time.Duration
+	maxWorkers  uint64
+	connections int
+	lagLimit    time.Duration
+	keepAlive   bool
+}
+
+func defaultOptions() options {
+	return options{
+		timeout:     DefaultTimeout,
+		maxWorkers:  DefaultMaxWorkers,
+		connections: DefaultConnections,
+		lagLimit:    DefaultLagLimit,
+		keepAlive:   DefaultKeepAlive,
+	}
+}
+
+func (o options) validate() error {
+	switch {
+	case o.timeout <= 0:
+		return fmt.Errorf("timeout %v must be positive: %w", o.timeout, ErrInvalid)
+	case o.maxWorkers == 0:
+		return fmt.Errorf("max workers must be positive: %w", ErrInvalid)
+	case o.connections <= 0:
+		return fmt.Errorf("connections %d must be positive: %w", o.connections, ErrInvalid)
+	case o.lagLimit <= 0:
+		return fmt.Errorf("lag limit %v must be positive: %w", o.lagLimit, ErrInvalid)
+	}
+	return nil
+}
+
+// WithTimeout sets the load generator's own request timeout, from sending to the last body byte
+// (default DefaultTimeout). It must be positive.
+func WithTimeout(d time.Duration) Opt { return func(o *options) { o.timeout = d } }
+
+// WithMaxWorkers caps the concurrent requests of each attack (default DefaultMaxWorkers). When the
+// cap is reached the attack cannot send on time: the Check reports the lag and the dropped sends.
+// It must be positive.
+func WithMaxWorkers(n uint64) Opt { return func(o *options) { o.maxWorkers = n } }
+
+// WithConnections sets the idle connections kept per host (default DefaultConnections). It does
+// not cap open connections. It must be positive.
+func WithConnections(n int) Opt { return func(o *options) { o.connections = n } }
+
+// WithLagLimit sets the send lag p99 above which a Check is invalid (default DefaultLagLimit). It
+// must be positive.
+func WithLagLimit(d time.Duration) Opt { return func(o *options) { o.lagLimit = d } }
+
+// WithKeepAlive turns connection reuse on or off (default DefaultKeepAlive).
+func WithKeepAlive(on bool) Opt { return func(o *options) { o.keepAlive = on } }

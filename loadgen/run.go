@@ -1,0 +1,436 @@
+package loadgen
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+
+	"github.com/bulkheadlab/bulkhead/rundir"
+	"github.com/bulkheadlab/bulkhead/service"
+)
+
+// Attack is one endpoint's load: GET URL at the times Pacer schedules, results to Out.
+type Attack struct {
+	// Name identifies the attack (vegeta's attack name, Result.Attack), normally the endpoint
+	// path ("/a"). Names must be unique within a Run.
+	Name string
+	// URL is the full URL to GET.
+	URL string
+	// Pacer schedules the sends. Its rate must be in (0, MaxRate].
+	Pacer Pacer
+	// Out receives every result as one vegeta JSON line (vegeta.NewJSONEncoder). Writes are
+	// buffered and flushed before Wait returns; if Out has a Flush() error method it is called
+	// then too. The caller owns Out and closes it after Wait.
+	Out io.Writer
+}
+
+// Progress is one attack's live account, from Run.Progress.
+type Progress struct {
+	Name string
+	// Sent counts requests sent so far; Done counts results received (Sent - Done are in flight).
+	Sent, Done uint64
+	// Errors counts results that were not 2xx (including transport errors), since the start.
+	Errors uint64
+	// Window is the number of results completed in the last ~1 s; ErrorRate is the fraction of
+	// them that were errors and P99 their latency p99 (HDR histogram, 2 significant digits). All
+	// three are zero when nothing completed in the window.
+	Window    uint64
+	ErrorRate float64
+	P99       time.Duration
+}
+
+// Check is one attack's check of itself, from Run.Wait.
+type Check struct {
+	Name string
+	// Scheduled counts the hits the pacer had due within the time actually run: the whole
+	// duration, or up to the stop when Stop (or ctx) cut the run short. Sent counts results
+	// written (every sent request yields one). Dropped counts scheduled hits never sent; after a
+	// stop, hits due within the lag limit before the stop are not counted as dropped (they were
+	// still on time), so Dropped may be less than Scheduled - Sent.
+	Scheduled, Sent, Dropped uint64
+	// LagP50, LagP99 and LagMax are quantiles of the send lag over all sends: actual send time
+	// (Result.Timestamp) minus scheduled send time (T0 + Pacer.Scheduled(Seq)). Quantiles come
+	// from an HDR histogram with 3 significant digits and report the upper end of their bucket
+	// (never below the exact value, at most 0.1% above); LagMax is exact.
+	LagP50, LagP99, LagMax time.Duration
+	// StartSkew is how long after T0 vegeta started this attack's clock; it is included in the
+	// lag, which is measured from T0.
+	StartSkew time.Duration
+	// Stopped is true when Stop or ctx cut the attack short before its duration.
+	Stopped bool
+	// Valid is false when the lag p99 exceeded the lag limit, a send was dropped or writing the
+	// results failed; Reasons then says why, in words and numbers.
+	Valid   bool
+	Reasons []string
+	// Codes counts results by status code (0 for transport errors); Classes by Classify.
+	Codes   map[uint16]uint64
+	Classes map[string]uint64
+}
+
+// Run is a set of attacks started together. Its methods are safe for concurrent use.
+type Run struct {
+	t0       time.Time
+	duration time.Duration
+	opts     options
+	attacks  []*attackRun
+
+	mu       sync.Mutex
+	stopped  bool
+	stopAt   time.Duration // offset from t0 of the first stop
+	stopKind stopKind
+
+	timer     *time.Timer
+	unhookCtx func() bool
+	done      chan struct{}
+
+	waitOnce sync.Once
+	checks   []Check
+	err      error
+}
+
+type stopKind int
+
+const (
+	stopNone     stopKind = iota
+	stopUser              // Stop or ctx
+	stopDeadline          // still sending StopGrace after the duration
+	stopWrite             // writing results failed
+)
+
+// Latency histograms of the lag, in nanoseconds: 1 ns to 1 min, 3 significant digits. Larger lags
+// are recorded as 1 min (LagMax stays exact).
+const lagMaxNS = int64(time.Minute)
+
+type attackRun struct {
+	Attack
+	attacker *vegeta.Attacker
+	pacer    *boundedPacer
+	sent     atomic.Uint64
+	done     atomic.Uint64
+	errors   atomic.Uint64
+	window   *window
+
+	// Owned by the drain goroutine until it ends.
+	lag      *hdrhistogram.Histogram
+	lagMax   time.Duration
+	codes    map[uint16]uint64
+	classes  map[string]uint64
+	writeErr error
+}
+
+// boundedPacer stops the attack once every hit due within the duration was sent, and records
+// when vegeta started the attack's clock.
+type boundedPacer struct {
+	Pacer
+	limit     uint64
+	exhausted atomic.Bool
+	beganOnce sync.Once
+	began     time.Time
+}
+
+func (p *boundedPacer) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
+	p.beganOnce.Do(func() { p.began = time.Now().Add(-elapsed) })
+	if hits >= p.limit {
+		p.exhausted.Store(true)
+		return 0, true
+	}
+	return p.Pacer.Pace(elapsed, hits)
+}
+
+// Start validates the attacks and options, records T0 and starts every attack at once, each on
+// its own vegeta.Attacker (an Attacker is single-use: a Run is too). It returns at once; the
+// attacks send in the background, every hit due within duration and no more, and end by
+// themselves.
+//
+// When ctx is done the run stops as by Stop. Invalid attacks or options return an error wrapping
+// ErrInvalid; a ctx already done returns ctx.Err(). On error nothing was started. The caller must
+// call Wait to collect the checks and release the run.
+func Start(ctx context.Context, attacks []Attack, duration time.Duration, opts ...Opt) (*Run, error) {
+	o := defaultOptions()
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	if err := validateAttacks(attacks, duration); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("start load: %w", err)
+	}
+
+	r := &Run{duration: duration, opts: o, done: make(chan struct{})}
+	for _, a := range attacks {
+		ar := &attackRun{
+			Attack: a,
+			attacker: vegeta.NewAttacker(
+				vegeta.Timeout(o.timeout),
+				vegeta.MaxWorkers(o.maxWorkers),
+				vegeta.Workers(min(vegeta.DefaultWorkers, o.maxWorkers)),
+				vegeta.Connections(o.connections),
+				vegeta.KeepAlive(o.keepAlive),
+				vegeta.MaxBody(maxBody),
+				vegeta.Redirects(vegeta.NoFollow),
+				vegeta.Proxy(func(*http.Request) (*url.URL, error) { return nil, nil }),
+			),
+			pacer:   &boundedPacer{Pacer: a.Pacer, limit: a.Pacer.Hits(duration)},
+			lag:     hdrhistogram.New(1, lagMaxNS, 3),
+			codes:   map[uint16]uint64{},
+			classes: map[string]uint64{},
+		}
+		r.attacks = append(r.attacks, ar)
+	}
+
+	// T0 is taken immediately before the attacks start; Attack only spawns goroutines, so calling
+	// them in turn keeps every attack's own start within microseconds of T0 (Check.StartSkew).
+	r.t0 = time.Now()
+	var wg sync.WaitGroup
+	for _, a := range r.attacks {
+		a.window = newWindow(r.t0)
+		res := a.attacker.Attack(a.targeter(), a.pacer, 0, a.Name)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a.drain(r, res)
+		}()
+	}
+	r.timer = time.AfterFunc(time.Until(r.t0.Add(duration+StopGrace)), func() { r.stop(stopDeadline) })
+	r.unhookCtx = context.AfterFunc(ctx, r.Stop)
+	go func() {
+		wg.Wait()
+		r.timer.Stop()
+		r.unhookCtx()
+		close(r.done)
+	}()
+	return r, nil
+}
+
+func validateAttacks(attacks []Attack, duration time.Duration) error {
+	if len(attacks) == 0 {
+		return fmt.Errorf("no attacks: %w", ErrInvalid)
+	}
+	if duration <= 0 {
+		return fmt.Errorf("duration %v must be positive: %w", duration, ErrInvalid)
+	}
+	seen := map[string]bool{}
+	for i, a := range attacks {
+		switch {
+		case a.Name == "":
+			return fmt.Errorf("attack %d: empty name: %w", i, ErrInvalid)
+		case seen[a.Name]:
+			return fmt.Errorf("attack %q: duplicate name: %w", a.Name, ErrInvalid)
+		case a.Pacer == nil:
+			return fmt.Errorf("attack %q: no pacer: %w", a.Name, ErrInvalid)
+		case a.Out == nil:
+			return fmt.Errorf("attack %q: no writer for results: %w", a.Name, ErrInvalid)
+		}
+		seen[a.Name] = true
+		if err := checkRate(a.Pacer.Rate(0)); err != nil {
+			return fmt.Errorf("attack %q: pacer rate: %w", a.Name, err)
+		}
+		u, err := url.Parse(a.URL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("attack %q: url %q is not an absolute http(s) URL: %w", a.Name, a.URL, ErrInvalid)
+		}
+	}
+	return nil
+}
+
+// T0 returns the common start instant of every attack: the time line's zero. Scheduled send
+// offsets and send lags are measured from it.
+func (r *Run) T0() time.Time { return r.t0 }
+
+// Progress returns each attack's live account, in the order the attacks were given. It takes a
+// lock per attack briefly and does not block on the attacks.
+func (r *Run) Progress() []Progress {
+	now := time.Now()
+	out := make([]Progress, len(r.attacks))
+	for i, a := range r.attacks {
+		done, errs, p99 := a.window.read(now)
+		p := Progress{
+			Name: a.Name, Sent: a.sent.Load(), Done: a.done.Load(), Errors: a.errors.Load(),
+			Window: done, P99: p99,
+		}
+		if done > 0 {
+			p.ErrorRate = float64(errs) / float64(done)
+		}
+		out[i] = p
+	}
+	return out
+}
+
+// Stop stops sending at once (vegeta's Attacker.Stop on every attack). Requests in flight finish
+// or hit the timeout; their results are still written. Hits due before the stop count as
+// scheduled, later ones do not. Stop does not block and is idempotent; Wait collects the results.
+func (r *Run) Stop() { r.stop(stopUser) }
+
+func (r *Run) stop(kind stopKind) {
+	r.mu.Lock()
+	if r.stopped {
+		r.mu.Unlock()
+		return
+	}
+	r.stopped, r.stopAt, r.stopKind = true, time.Since(r.t0), kind
+	r.mu.Unlock()
+	for _, a := range r.attacks {
+		a.attacker.Stop()
+	}
+}
+
+// Wait blocks until every attack has ended, every result is written and every Out flushed
+// (requests in flight are bounded by the timeout), then returns one Check per attack in the order
+// given. The error joins any failure to write or flush results; the checks are returned either
+// way. Calling Wait again returns the same.
+func (r *Run) Wait() ([]Check, error) {
+	r.waitOnce.Do(func() {
+		<-r.done
+		var errs []error
+		for _, a := range r.attacks {
+			r.checks = append(r.checks, r.check(a))
+			if a.writeErr != nil {
+				errs = append(errs, a.writeErr)
+			}
+		}
+		r.err = errors.Join(errs...)
+	})
+	return r.checks, r.err
+}
+
+// check builds an ended attack's Check.
+func (r *Run) check(a *attackRun) Check {
+	r.mu.Lock()
+	stopped, stopAt, kind := r.stopped, r.stopAt, r.stopKind
+	r.mu.Unlock()
+
+	c := Check{
+		Name:    a.Name,
+		Sent:    a.done.Load(),
+		LagMax:  a.lagMax,
+		Codes:   a.codes,
+		Classes: a.classes,
+	}
+	if a.lag.TotalCount() > 0 {
+		c.LagP50 = min(time.Duration(a.lag.ValueAtQuantile(50)), a.lagMax)
+		c.LagP99 = min(time.Duration(a.lag.ValueAtQuantile(99)), a.lagMax)
+	}
+	if !a.pacer.began.IsZero() {
+		c.StartSkew = a.pacer.began.Sub(r.t0)
+	}
+
+	limit := a.pacer.limit
+	due := limit
+	c.Scheduled = limit
+	if stopped && kind != stopDeadline && stopAt < r.duration && !a.pacer.exhausted.Load() {
+		// Cut short: count what was due by the stop. A hit vegeta let out while the stop landed
+		// was scheduled too.
+		c.Stopped = true
+		c.Scheduled = max(min(a.Pacer.Hits(stopAt), limit), c.Sent)
+		due = min(a.Pacer.Hits(stopAt-r.opts.lagLimit), limit)
+	}
+	if c.Sent < due {
+		c.Dropped = due - c.Sent
+	}
+
+	if c.Dropped > 0 {
+		why := "the worker cap or the CPU held the attack back"
+		if !c.Stopped && !a.pacer.exhausted.Load() {
+			why = fmt.Sprintf("the attack was still behind %v after the end and was stopped", StopGrace)
+		}
+		c.Reasons = append(c.Reasons, fmt.Sprintf("dropped %d of %d scheduled sends (%.2f%%): %s",
+			c.Dropped, c.Scheduled, 100*float64(c.Dropped)/float64(max(c.Scheduled, 1)), why))
+	}
+	if c.LagP99 > r.opts.lagLimit {
+		c.Reasons = append(c.Reasons, fmt.Sprintf("send lag p99 %v exceeds the %v limit (p50 %v, max %v)",
+			c.LagP99, r.opts.lagLimit, c.LagP50, c.LagMax))
+	}
+	if a.writeErr != nil {
+		c.Reasons = append(c.Reasons, a.writeErr.Error())
+	}
+	c.Valid = len(c.Reasons) == 0
+	return c
+}
+
+// targeter returns vegeta's Targeter for the attack: GET URL, counting each send.
+func (a *attackRun) targeter() vegeta.Targeter {
+	return func(t *vegeta.Target) error {
+		a.sent.Add(1)
+		t.Method = http.MethodGet
+		t.URL = a.URL
+		return nil
+	}
+}
+
+// keptHeaders are the response headers stored with each result.
+var keptHeaders = []string{
+	service.HeaderOutcome, service.HeaderPool, service.HeaderReason, service.HeaderDependency,
+}
+
+type flusher interface{ Flush() error }
+
+// drain writes every result of the attack as it arrives and accounts for it. It returns when
+// vegeta closes the channel (every worker done).
+func (a *attackRun) drain(r *Run, results <-chan *vegeta.Result) {
+	bw := bufio.NewWriterSize(a.Out, 64<<10)
+	enc := vegeta.NewJSONEncoder(bw)
+	for res := range results {
+		a.record(r, res)
+		if a.writeErr != nil {
+			continue // keep draining so vegeta's workers can finish
+		}
+		if err := enc.Encode(res); err != nil {
+			a.writeErr = fmt.Errorf("write results of %s: %w", a.Name, err)
+			r.stop(stopWrite)
+		}
+	}
+	if a.writeErr == nil {
+		if err := bw.Flush(); err != nil {
+			a.writeErr = fmt.Errorf("flush results of %s: %w", a.Name, err)
+		} else if f, ok := a.Out.(flusher); ok {
+			if err := f.Flush(); err != nil {
+				a.writeErr = fmt.Errorf("flush results of %s: %w", a.Name, err)
+			}
+		}
+	}
+}
+
+// record accounts for one result and reduces it to what is stored: no body, the outcome headers
+// plus the scheduled offset and the class.
+func (a *attackRun) record(r *Run, res *vegeta.Result) {
+	scheduled := a.Pacer.Scheduled(res.Seq)
+	lag := max(res.Timestamp.Sub(r.t0)-scheduled, 0)
+	a.lagMax = max(a.lagMax, lag)
+	_ = a.lag.RecordValue(max(min(int64(lag), lagMaxNS), 1))
+
+	class := Classify(res)
+	h := make(http.Header, len(keptHeaders)+2)
+	for _, k := range keptHeaders {
+		if v := res.Headers[k]; len(v) > 0 {
+			h[k] = v
+		}
+	}
+	h[rundir.HeaderScheduled] = []string{strconv.FormatInt(int64(scheduled), 10)}
+	h[rundir.HeaderClass] = []string{class}
+	res.Headers = h
+	res.Body = nil
+
+	a.codes[res.Code]++
+	a.classes[class]++
+	isErr := res.Code < 200 || res.Code >= 300
+	a.done.Add(1)
+	if isErr {
+		a.errors.Add(1)
+	}
+	a.window.add(time.Now(), res.Latency, isErr)
+}
