@@ -10,6 +10,7 @@ package loadgen
 //	                             (2000,4000,...,16000): the highest rate held at >= 99% in 3 of 3
 //	BULKHEAD_LOADGEN_RSS=1       1000 rps for BULKHEAD_LOADGEN_DURATION (60s) streaming to a file:
 //	                             RSS every 5 s and the peak (VmHWM)
+//	BULKHEAD_LOADGEN_PLAIN_SLEEP=1  pace with vegeta's plain time.Sleep instead of the precise wait
 
 import (
 	"bufio"
@@ -26,6 +27,16 @@ import (
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 )
+
+// setPacing applies BULKHEAD_LOADGEN_PLAIN_SLEEP for the duration of the test.
+func setPacing(t *testing.T) {
+	t.Helper()
+	if os.Getenv("BULKHEAD_LOADGEN_PLAIN_SLEEP") != "" {
+		precise = false
+		t.Cleanup(func() { precise = true })
+		t.Log("pacing with vegeta's plain time.Sleep")
+	}
+}
 
 func envOr(t *testing.T, key, def string) string {
 	t.Helper()
@@ -48,6 +59,7 @@ func TestFigureFidelity(t *testing.T) {
 	if os.Getenv("BULKHEAD_LOADGEN_FIDELITY") == "" {
 		t.Skip("set BULKHEAD_LOADGEN_FIDELITY=1 to measure")
 	}
+	setPacing(t)
 	rate, err := ParseRate(envOr(t, "BULKHEAD_LOADGEN_RATE", "50"))
 	if err != nil {
 		t.Fatal(err)
@@ -82,6 +94,7 @@ func TestFigureCeiling(t *testing.T) {
 	if os.Getenv("BULKHEAD_LOADGEN_CEILING") == "" {
 		t.Skip("set BULKHEAD_LOADGEN_CEILING=1 to measure")
 	}
+	setPacing(t)
 	target := os.Getenv("BULKHEAD_LOADGEN_TARGET")
 	if target == "" {
 		srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
@@ -155,6 +168,7 @@ func TestFigureRSS(t *testing.T) {
 	if os.Getenv("BULKHEAD_LOADGEN_RSS") == "" {
 		t.Skip("set BULKHEAD_LOADGEN_RSS=1 to measure")
 	}
+	setPacing(t)
 	duration := envDuration(t, "BULKHEAD_LOADGEN_DURATION", 60*time.Second)
 	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	defer srv.Close()

@@ -139,13 +139,37 @@ type boundedPacer struct {
 	began     time.Time
 }
 
+// preciseWindow is the last stretch before a hit that Pace waits out with sleepPrecise.
+const preciseWindow = 2 * time.Millisecond
+
+// precise turns the precise wait on (tests and figures compare it with vegeta's plain sleep).
+var precise = true
+
+// Pace waits until hit number hits is due and returns 0, or stops the attack once every hit due
+// within the duration was sent. vegeta would sleep the returned wait with time.Sleep, and the Go
+// runtime's timers wake an idle process only with millisecond granularity (epoll_wait takes
+// milliseconds), which alone costs about 0.5 ms of send lag on average and 1 ms at p99. So Pace
+// sleeps with the runtime up to preciseWindow before the hit and waits out the rest with the
+// kernel's high-resolution timer, blocking vegeta's pacing goroutine (which does nothing else).
 func (p *boundedPacer) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
-	p.beganOnce.Do(func() { p.began = time.Now().Add(-elapsed) })
+	now := time.Now()
+	p.beganOnce.Do(func() { p.began = now.Add(-elapsed) })
 	if hits >= p.limit {
 		p.exhausted.Store(true)
 		return 0, true
 	}
-	return p.Pacer.Pace(elapsed, hits)
+	wait, stop := p.Pacer.Pace(elapsed, hits)
+	if stop || wait <= 0 || !precise {
+		return wait, stop
+	}
+	due := now.Add(wait)
+	if wait > preciseWindow {
+		time.Sleep(wait - preciseWindow)
+	}
+	if left := time.Until(due); left > 0 {
+		sleepPrecise(left)
+	}
+	return 0, false
 }
 
 // Start validates the attacks and options, records T0 and starts every attack at once, each on
