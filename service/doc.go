@@ -7,7 +7,7 @@
 // A Pool admits a bounded number of concurrent calls; each kind is one small file:
 //
 //   - Semaphore (semaphore.go): permits held by the caller's goroutine, a bounded waiting room
-//     and a max wait (0 = reject at once). TryAcquire is one compare-and-swap, no allocation.
+//     and a max wait (0 = reject at once). TryAcquire is one atomic add, no allocation.
 //   - Workers (workers.go): Size worker goroutines fed by a bounded FIFO queue.
 //
 // Rejections are *RejectedError values wrapping ErrFull, ErrQueueFull or ErrWaitTimeout.

@@ -105,23 +105,15 @@ func (s *Service) Handler() http.Handler { return s.handler }
 // Serve accepts connections on l until Shutdown, counting them (and capping them at
 // MaxInboundConns). It blocks; it returns nil after Shutdown, or the server's error.
 func (s *Service) Serve(l net.Listener) error {
-	s.mu.Lock()
-	if s.server == nil {
-		s.server = &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second}
-	}
-	srv := s.server
+	srv := s.httpServer()
 	s.serving.Add(1)
-	s.mu.Unlock()
 	defer s.serving.Done()
-	err := srv.Serve(newCountingListener(l, s.cfg.MaxInboundConns, &s.inbound))
-	if errors.Is(err, http.ErrServerClosed) {
-		return nil
-	}
-	return err
+	return s.serve(srv, l)
 }
 
 // Start listens on addr ("" means 127.0.0.1:0, an ephemeral loopback port), serves in a new
-// goroutine and returns the base URL ("http://127.0.0.1:PORT"). Shutdown stops it.
+// goroutine and returns the base URL ("http://127.0.0.1:PORT"). Shutdown stops it and waits for
+// that goroutine.
 func (s *Service) Start(addr string) (string, error) {
 	if addr == "" {
 		addr = "127.0.0.1:0"
@@ -130,13 +122,30 @@ func (s *Service) Start(addr string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("service listen %s: %w", addr, err)
 	}
+	srv := s.httpServer()
+	s.serving.Add(1) // before the goroutine, so a Shutdown right after Start waits for it
+	go func() {
+		defer s.serving.Done()
+		s.serve(srv, l) //nolint:errcheck // after a successful listen only Shutdown ends it
+	}()
+	return "http://" + l.Addr().String(), nil
+}
+
+func (s *Service) httpServer() *http.Server {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.server == nil {
 		s.server = &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second}
 	}
-	s.mu.Unlock()
-	go s.Serve(l) //nolint:errcheck // Serve's only error after a successful listen is a closed listener
-	return "http://" + l.Addr().String(), nil
+	return s.server
+}
+
+func (s *Service) serve(srv *http.Server, l net.Listener) error {
+	err := srv.Serve(newCountingListener(l, s.cfg.MaxInboundConns, &s.inbound))
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return fmt.Errorf("service serve: %w", err)
 }
 
 // Shutdown stops the server gracefully (no new connections; waits for in-flight requests until
