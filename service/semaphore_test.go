@@ -162,6 +162,46 @@ func TestSemaphoreDoAfterClose(t *testing.T) {
 	}
 }
 
+// TestSemaphoreNoRoomNeverOverAdmits races the one-add fast path of a semaphore without waiting
+// room: holders never exceed the size, every call is either admitted or rejected full, and every
+// permit comes back.
+func TestSemaphoreNoRoomNeverOverAdmits(t *testing.T) {
+	s := NewSemaphore(PoolConfig{Name: "A", Size: 2})
+	var holders, maxHolders, admitted, rejected int
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 500 {
+				err := s.Do(context.Background(), func(context.Context) error {
+					mu.Lock()
+					holders++
+					maxHolders = max(maxHolders, holders)
+					admitted++
+					holders--
+					mu.Unlock()
+					return nil
+				})
+				if err != nil {
+					if !errors.Is(err, ErrFull) {
+						t.Errorf("Do = %v", err)
+					}
+					mu.Lock()
+					rejected++
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	st := s.Stats()
+	if maxHolders > 2 || st.InUse != 0 || admitted+rejected != 4000 ||
+		st.Admitted != uint64(admitted) || st.Rejected[ReasonFull] != uint64(rejected) {
+		t.Errorf("max holders %d (want <= 2), InUse %d, admitted %d/%d, rejected %d/%d",
+			maxHolders, st.InUse, st.Admitted, admitted, st.Rejected[ReasonFull], rejected)
+	}
+}
+
 // TestSemaphoreConcurrent hammers the fast and slow paths together; run with -race. The count of
 // holders never exceeds the size, and every permit comes back.
 func TestSemaphoreConcurrent(t *testing.T) {
