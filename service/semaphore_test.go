@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -178,6 +179,9 @@ func TestSemaphoreNoRoomNeverOverAdmits(t *testing.T) {
 					holders++
 					maxHolders = max(maxHolders, holders)
 					admitted++
+					mu.Unlock()
+					runtime.Gosched() // let other callers race for the permits while this one holds
+					mu.Lock()
 					holders--
 					mu.Unlock()
 					return nil
