@@ -22,6 +22,7 @@ type dependency struct {
 	name      string
 	url       string
 	pool      Pool
+	poolName  string // the pool's name, "" without one
 	transport *http.Transport
 	client    *http.Client
 	breaker   *gobreaker.CircuitBreaker[struct{}]
@@ -34,6 +35,8 @@ type dependency struct {
 	calls      atomic.Uint64
 	timeouts   atomic.Uint64
 	errors     atomic.Uint64
+	// breakerRejected counts the calls the breaker turned away (open, or half-open and busy).
+	breakerRejected atomic.Uint64
 }
 
 // errSlowCall marks a successful call slower than the breaker's SlowCallThreshold: the breaker
@@ -108,6 +111,7 @@ func (d *dependency) call(ctx context.Context, timeout time.Duration) error {
 	case errors.Is(err, errSlowCall):
 		return nil
 	case errors.Is(err, gobreaker.ErrOpenState), errors.Is(err, gobreaker.ErrTooManyRequests):
+		d.breakerRejected.Add(1)
 		return &RejectedError{Pool: "breaker:" + d.name, Reason: ReasonBreakerOpen, Err: err}
 	}
 	return err
@@ -198,9 +202,11 @@ func (d *dependency) stats() DependencyStats {
 		Calls:      d.calls.Load(),
 		Timeouts:   d.timeouts.Load(),
 		Errors:     d.errors.Load(),
+		Pool:       d.poolName,
 	}
 	if d.breaker != nil {
 		st.BreakerState = d.breaker.State().String()
+		st.BreakerRejected = d.breakerRejected.Load()
 	}
 	return st
 }

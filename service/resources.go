@@ -2,7 +2,8 @@ package service
 
 // Resources flattens the snapshot into the scarce resources the report looks at, in a stable
 // order: for each pool "pool:<name>" then, when it has a queue, "queue:<name>"; for each
-// dependency "conns:<dep>"; then "inbound-conns", "outbound-conns" and "goroutines".
+// dependency "conns:<dep>", "calls:<dep>" and, with a breaker, "breaker:<dep>"; then
+// "inbound-conns", "outbound-conns" and "goroutines".
 //
 //   - pool:<name>: Capacity is the pool size, InUse the slots held, Rejected the calls turned
 //     away because no slot came: reasons full and wait-timeout.
@@ -10,13 +11,21 @@ package service
 //     callers waiting, Rejected the queue-full rejections.
 //   - conns:<dep>: connections open to the dependency. Capacity 0: there is no per-dependency
 //     cap (the outbound cap is shared); Rejected 0.
+//   - calls:<dep>: the dependency's calls in flight (admitted by its pool, waiting for the
+//     answer). Capacity is the size of the dependency's pool when that pool holds no other
+//     dependency (the cap on this dependency alone, seed 000's "B capped at two slots"), else 0:
+//     in a pool shared with others no count of its own calls is a limit. Rejected 0 (the pool's
+//     rejections are counted on pool:<name>).
+//   - breaker:<dep>: only when the dependency has a circuit breaker. Capacity 1, InUse 1 while
+//     the breaker is open and 0 while it is closed or half-open, so "saturated" means "open";
+//     Rejected counts the calls the breaker turned away.
 //   - inbound-conns: open inbound connections, Capacity MaxInboundConns. Rejected stays 0: over
 //     the cap, connections wait in the accept backlog rather than being refused.
 //   - outbound-conns: open connections to all dependencies, Capacity MaxOutboundConns,
 //     Rejected the dials refused at the cap (502 conn-limit).
 //   - goroutines: Capacity 0.
 func (s Snapshot) Resources() []Resource {
-	rs := make([]Resource, 0, 2*len(s.Pools)+len(s.Dependencies)+3)
+	rs := make([]Resource, 0, 2*len(s.Pools)+3*len(s.Dependencies)+3)
 	for _, p := range s.Pools {
 		rs = append(rs, Resource{
 			Name:     "pool:" + p.Name,
@@ -33,8 +42,30 @@ func (s Snapshot) Resources() []Resource {
 			})
 		}
 	}
+	members := map[string]int{} // pool name -> dependencies in it
+	for _, d := range s.Dependencies {
+		if d.Pool != "" {
+			members[d.Pool]++
+		}
+	}
+	size := map[string]int{}
+	for _, p := range s.Pools {
+		size[p.Name] = p.Capacity
+	}
 	for _, d := range s.Dependencies {
 		rs = append(rs, Resource{Name: "conns:" + d.Name, InUse: d.ConnsOpen})
+		calls := Resource{Name: "calls:" + d.Name, InUse: d.InFlight}
+		if d.Pool != "" && members[d.Pool] == 1 {
+			calls.Capacity = size[d.Pool]
+		}
+		rs = append(rs, calls)
+		if d.BreakerState != "" {
+			open := 0
+			if d.BreakerState == "open" {
+				open = 1
+			}
+			rs = append(rs, Resource{Name: "breaker:" + d.Name, Capacity: 1, InUse: open, Rejected: d.BreakerRejected})
+		}
 	}
 	pr := s.Process
 	return append(rs,

@@ -78,11 +78,11 @@ func New(cfg Config) (*Service, error) {
 		names := pc.Dependencies
 		if len(names) == 0 { // a shared pool listing no dependency covers all
 			for _, d := range s.deps {
-				d.pool = p
+				d.pool, d.poolName = p, pc.Name
 			}
 		}
 		for _, n := range names {
-			s.byName[n].pool = p
+			s.byName[n].pool, s.byName[n].poolName = p, pc.Name
 		}
 	}
 

@@ -556,6 +556,7 @@ func TestResources(t *testing.T) {
 		{Name: "queue:shared", Capacity: 8, InUse: 3, Rejected: 5},
 		{Name: "pool:B", Capacity: 2, InUse: 1, Rejected: 7},
 		{Name: "conns:A", InUse: 9},
+		{Name: "calls:A"},
 		{Name: "inbound-conns", Capacity: 10, InUse: 5},
 		{Name: "outbound-conns", Capacity: 9, InUse: 9, Rejected: 4},
 		{Name: "goroutines", InUse: 30},

@@ -36,6 +36,10 @@ type DependencyStats struct {
 	Timeouts     uint64        `json:"timeouts"`
 	Errors       uint64        `json:"errors"`
 	BreakerState string        `json:"breaker_state,omitempty"` // closed | open | half-open, when a breaker is on
+	// BreakerRejected counts the calls an open (or half-open and busy) breaker turned away.
+	BreakerRejected uint64 `json:"breaker_rejected,omitempty"`
+	// Pool names the pool the dependency's calls take a slot from ("" in mode none).
+	Pool string `json:"pool,omitempty"`
 }
 
 // ProcessStats is the whole service's account.
@@ -54,8 +58,8 @@ type ProcessStats struct {
 // Resource is one scarce resource, flattened from a Snapshot for time series and for the report's
 // "which resource ran out" analysis. Capacity 0 means unbounded (never saturates).
 type Resource struct {
-	// Name is "pool:<name>", "queue:<pool>", "conns:<dependency>", "inbound-conns",
-	// "outbound-conns" or "goroutines".
+	// Name is "pool:<name>", "queue:<pool>", "conns:<dependency>", "calls:<dependency>",
+	// "breaker:<dependency>", "inbound-conns", "outbound-conns" or "goroutines".
 	Name     string `json:"name"`
 	Capacity int    `json:"capacity"`
 	InUse    int    `json:"in_use"`
