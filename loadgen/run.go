@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -114,12 +115,13 @@ const lagMaxNS = int64(time.Minute)
 
 type attackRun struct {
 	Attack
-	attacker *vegeta.Attacker
-	pacer    *boundedPacer
-	sent     atomic.Uint64
-	done     atomic.Uint64
-	errors   atomic.Uint64
-	window   *window
+	attacker  *vegeta.Attacker
+	transport *http.Transport
+	pacer     *boundedPacer
+	sent      atomic.Uint64
+	done      atomic.Uint64
+	errors    atomic.Uint64
+	window    *window
 
 	// Owned by the drain goroutine until it ends.
 	lag      *hdrhistogram.Histogram
@@ -142,6 +144,11 @@ type boundedPacer struct {
 // preciseWindow is the last stretch before a hit that Pace waits out with sleepPrecise.
 const preciseWindow = 2 * time.Millisecond
 
+// preciseMinWait is the shortest wait that takes the precise path. Shorter waits mean a high
+// rate, where the busy runtime checks its timers often and a blocking syscall per hit costs more
+// lag than it saves (measured: p99 3-4 ms plain vs 5-7 ms precise at 12k rps).
+const preciseMinWait = 200 * time.Microsecond
+
 // precise turns the precise wait on (tests and figures compare it with vegeta's plain sleep).
 var precise = true
 
@@ -151,6 +158,7 @@ var precise = true
 // milliseconds), which alone costs about 0.5 ms of send lag on average and 1 ms at p99. So Pace
 // sleeps with the runtime up to preciseWindow before the hit and waits out the rest with the
 // kernel's high-resolution timer, blocking vegeta's pacing goroutine (which does nothing else).
+// Waits shorter than preciseMinWait are left to vegeta.
 func (p *boundedPacer) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
 	now := time.Now()
 	p.beganOnce.Do(func() { p.began = now.Add(-elapsed) })
@@ -159,7 +167,7 @@ func (p *boundedPacer) Pace(elapsed time.Duration, hits uint64) (time.Duration, 
 		return 0, true
 	}
 	wait, stop := p.Pacer.Pace(elapsed, hits)
-	if stop || wait <= 0 || !precise {
+	if stop || wait < preciseMinWait || !precise {
 		return wait, stop
 	}
 	due := now.Add(wait)
@@ -197,17 +205,26 @@ func Start(ctx context.Context, attacks []Attack, duration time.Duration, opts .
 
 	r := &Run{duration: duration, opts: o, done: make(chan struct{})}
 	for _, a := range attacks {
+		// The run owns its transport so that it can close the idle connections at the end
+		// (vegeta's Attacker keeps them open forever). No proxy: the load goes to the URL given.
+		tr := &http.Transport{
+			DialContext:         (&net.Dialer{KeepAlive: 30 * time.Second}).DialContext,
+			MaxIdleConnsPerHost: o.connections,
+			DisableKeepAlives:   !o.keepAlive,
+		}
 		ar := &attackRun{
-			Attack: a,
+			Attack:    a,
+			transport: tr,
 			attacker: vegeta.NewAttacker(
-				vegeta.Timeout(o.timeout),
+				vegeta.Client(&http.Client{
+					Transport: tr,
+					Timeout:   o.timeout,
+					// Redirects are results, not followed.
+					CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+				}),
 				vegeta.MaxWorkers(o.maxWorkers),
 				vegeta.Workers(min(vegeta.DefaultWorkers, o.maxWorkers)),
-				vegeta.Connections(o.connections),
-				vegeta.KeepAlive(o.keepAlive),
 				vegeta.MaxBody(maxBody),
-				vegeta.Redirects(vegeta.NoFollow),
-				vegeta.Proxy(func(*http.Request) (*url.URL, error) { return nil, nil }),
 			),
 			pacer:   &boundedPacer{Pacer: a.Pacer, limit: a.Pacer.Hits(duration)},
 			lag:     hdrhistogram.New(1, lagMaxNS, 3),
@@ -234,6 +251,9 @@ func Start(ctx context.Context, attacks []Attack, duration time.Duration, opts .
 	r.unhookCtx = context.AfterFunc(ctx, r.Stop)
 	go func() {
 		wg.Wait()
+		for _, a := range r.attacks {
+			a.transport.CloseIdleConnections()
+		}
 		r.timer.Stop()
 		r.unhookCtx()
 		close(r.done)
