@@ -30,6 +30,12 @@
 //	repetitions: 1                # 0 or absent = 1
 //	sample_every: 100ms           # resource sampling; absent = 100ms, > 0 when written
 //	limits: {max_inbound_conns: 0, max_outbound_conns: 0}        # 0 = no cap
+//	claims:                       # the seed's claims as data, judged by the report (see Claim)
+//	  - id: shared-starves-b
+//	    says: "with one shared pool /b fails while A is slow"
+//	    measure: {metric: success_rate, configuration: shared, phase: latency, endpoint: /b}
+//	    op: "<"                   # <, <=, >, >=, within (with tolerance)
+//	    value: 0.5                # or than: {another measure}, factor, plus
 //
 // Top-level keys starting with "x-" are ignored, as in compose files: a place to define YAML
 // anchors (`x-slow: &slow {dependency: A, type: latency, latency: 0.9x}`) used further down.

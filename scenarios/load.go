@@ -477,6 +477,10 @@ func (d *decoder) scenario(n *yaml.Node, s *Scenario) bool {
 				d.add(path, "must be > 0 when set (omit it for the default %v)", DefaultSampleEvery)
 			}
 		}},
+		{name: "claims", decode: func(n *yaml.Node, path string) {
+			s.Claims = make([]Claim, lenOf(n))
+			d.sequence(n, path, func(i int, n *yaml.Node, p string) { d.claim(n, p, &s.Claims[i]) })
+		}},
 	})
 }
 

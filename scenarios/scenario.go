@@ -30,6 +30,8 @@ type Scenario struct {
 	Limits Limits `yaml:"limits,omitempty"`
 	// SampleEvery is the resource sampling period. 0 means 100ms.
 	SampleEvery time.Duration `yaml:"sample_every"`
+	// Claims are the seed's claims as data, judged by the report on the run's numbers (see Claim).
+	Claims []Claim `yaml:"claims,omitempty"`
 
 	// Path is the file the scenario was loaded from ("builtin:hypothesis" for embedded ones).
 	Path string `yaml:"-"`

@@ -174,6 +174,7 @@ func (s *Scenario) validate() *problems {
 			checkFault(p, fp, f)
 		}
 	}
+	s.checkClaims(p)
 	return p
 }
 

@@ -1,0 +1,137 @@
+package scenarios
+
+import (
+	"strings"
+	"testing"
+)
+
+// claimsBase is a scenario with two configurations, a breaker on B and a queue on the shared
+// pool, so that every kind of resource name has something to refer to. The claims of each case
+// are appended at line 23.
+const claimsBase = `name: c
+timeout: 1s
+dependencies:
+  - name: A
+  - {name: B, breaker: {slow_call_threshold: 500ms}}
+endpoints:
+  - {path: /a, calls: [A]}
+  - {path: /b, calls: [B]}
+load:
+  rate: 10/s
+configurations:
+  - {name: shared, mode: shared, size: 4, pools: default}
+  - name: capped
+    pools:
+      - {name: A, size: 2, dependencies: [A]}
+      - {name: B, size: 2, dependencies: [B]}
+phases:
+  - name: baseline
+    duration: 1s
+  - name: slow-b
+    duration: 1s
+    faults: [{dependency: B, type: latency, latency: 0.9x}]
+claims:
+`
+
+func TestClaimsParse(t *testing.T) {
+	s, err := Parse("c.yaml", []byte(claimsBase+`
+  - id: shared-starves-a
+    says: A fails with one shared pool
+    measure: {metric: success_rate, configuration: shared, phase: slow-b, endpoint: /a}
+    op: "<"
+    value: 0.5
+  - id: cap-keeps-a
+    says: A stays served with B capped
+    measure: {metric: success_rate, configuration: capped, phase: slow-b, endpoint: /a}
+    op: ">="
+    than: {metric: success_rate, configuration: capped, phase: baseline, endpoint: /a}
+    factor: 0.98
+  - id: queue-full-late
+    says: the queue fills one second after the pool
+    measure: {metric: first_saturated_s, configuration: shared, phase: slow-b, resource: queue:shared}
+    op: within
+    than: {metric: first_saturated_s, configuration: shared, phase: slow-b, resource: pool:shared}
+    plus: 1.0
+    tolerance: 0.1
+  - id: b-held-slots
+    says: B held slots until its breaker opened
+    measure: {metric: max_in_use, configuration: shared, phase: slow-b, resource: calls:B, until: breaker:B}
+    op: ">="
+    value: 4
+`))
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	if len(s.Claims) != 4 {
+		t.Fatalf("got %d claims, want 4", len(s.Claims))
+	}
+	c := s.Claims[1]
+	if c.Op != OpGreaterEq || c.Value != nil || c.Than == nil || c.Than.Phase != "baseline" || c.Factor != 0.98 {
+		t.Errorf("cap-keeps-a = %+v (than %+v)", c, c.Than)
+	}
+	if c := s.Claims[2]; c.Op != OpWithin || c.Plus != 1 || c.Tolerance != 0.1 || c.Measure.Resource != "queue:shared" {
+		t.Errorf("queue-full-late = %+v", c)
+	}
+	if c := s.Claims[3]; c.Measure.Until != "breaker:B" || c.Value == nil || *c.Value != 4 {
+		t.Errorf("b-held-slots = %+v", c)
+	}
+}
+
+func TestClaimsErrors(t *testing.T) {
+	// Each case is one claim written at line 24 (its measure at line 27).
+	claim := func(measure, rest string) string {
+		return "  - id: x\n    says: something\n    op: \"<\"\n    measure: " + measure + "\n" + rest
+	}
+	ok := "{metric: success_rate, configuration: shared, phase: slow-b, endpoint: /a}"
+	tests := []struct {
+		name, claims, want string
+	}{
+		{"no right side", claim(ok, ""), `c.yaml:24: claims[0]: a claim needs a right side: value or than`},
+		{"both sides", claim(ok, "    value: 1\n    than: "+ok+"\n"), `c.yaml:29: claims[0].than: a claim takes value or than, not both`},
+		{"unknown op", strings.Replace(claim(ok, "    value: 1\n"), `"<"`, "lt", 1), `c.yaml:26: claims[0].op: unknown operator "lt" (known: <, <=, >, >=, within)`},
+		{"tolerance without within", claim(ok, "    value: 1\n    tolerance: 0.1\n"), `c.yaml:29: claims[0].tolerance: only op "within" takes a tolerance`},
+		{"factor written as zero", claim(ok, "    value: 1\n    factor: 0\n"), `c.yaml:29: claims[0].factor: must be > 0 when set (omit it for 1), got 0`},
+		{"value not a number", claim(ok, "    value: half\n"), `c.yaml:28: claims[0].value: expected a number, got "half"`},
+		{"unknown field", claim(ok, "    value: 1\n    vlaue: 2\n"), `c.yaml:29: claims[0].vlaue: unknown field "vlaue" (known: id, says, measure, op, value, than, factor, plus, tolerance)`},
+		{"missing measure field", claim("{metric: p99_ms, phase: slow-b, endpoint: /a}", "    value: 1\n"),
+			`c.yaml:27: claims[0].measure.configuration: missing required field "configuration"`},
+		{"unknown metric", claim("{metric: p98_ms, configuration: shared, phase: slow-b, endpoint: /a}", "    value: 1\n"),
+			`c.yaml:27: claims[0].measure.metric: unknown metric "p98_ms"`},
+		{"unknown configuration", claim("{metric: p99_ms, configuration: split, phase: slow-b, endpoint: /a}", "    value: 1\n"),
+			`c.yaml:27: claims[0].measure.configuration: unknown configuration "split" (known: shared, capped)`},
+		{"unknown phase", claim("{metric: p99_ms, configuration: shared, phase: slow, endpoint: /a}", "    value: 1\n"),
+			`c.yaml:27: claims[0].measure.phase: unknown phase "slow" (known: baseline, slow-b)`},
+		{"unknown endpoint", claim("{metric: p99_ms, configuration: shared, phase: slow-b, endpoint: /c}", "    value: 1\n"),
+			`c.yaml:27: claims[0].measure.endpoint: unknown endpoint "/c" (known: /a, /b)`},
+		{"endpoint metric without endpoint", claim("{metric: p99_ms, configuration: shared, phase: slow-b}", "    value: 1\n"),
+			`c.yaml:27: claims[0].measure.endpoint: p99_ms is an endpoint metric: name the endpoint`},
+		{"resource metric on an endpoint", claim("{metric: max_in_use, configuration: shared, phase: slow-b, endpoint: /a}", "    value: 1\n"),
+			`c.yaml:27: claims[0].measure.endpoint: max_in_use is a resource metric: name a resource, not an endpoint`},
+		{"pool not in the configuration", claim("{metric: max_in_use, configuration: capped, phase: slow-b, resource: pool:shared}", "    value: 1\n"),
+			`c.yaml:27: claims[0].measure.resource: "pool:shared": configuration "capped" has no pool "shared" (pools: A, B)`},
+		{"queue of a pool without one", claim("{metric: max_in_use, configuration: capped, phase: slow-b, resource: queue:A}", "    value: 1\n"),
+			`c.yaml:27: claims[0].measure.resource: "queue:A": pool "A" of configuration "capped" has no queue`},
+		{"breaker on a dependency without one", claim("{metric: first_open_s, configuration: shared, phase: slow-b, resource: breaker:A}", "    value: 1\n"),
+			`c.yaml:27: claims[0].measure.resource: "breaker:A": dependency "A" declares no breaker`},
+		{"first_open_s of something else", claim("{metric: first_open_s, configuration: shared, phase: slow-b, resource: pool:shared}", "    value: 1\n"),
+			`c.yaml:27: claims[0].measure.metric: first_open_s is the first_saturated_s of a breaker:<dep>`},
+		{"unknown resource kind", claim("{metric: max_in_use, configuration: shared, phase: slow-b, resource: threads:A}", "    value: 1\n"),
+			`c.yaml:27: claims[0].measure.resource: unknown resource "threads:A"`},
+		{"until on an endpoint metric", claim("{metric: p99_ms, configuration: shared, phase: slow-b, endpoint: /a, until: breaker:B}", "    value: 1\n"),
+			`c.yaml:27: claims[0].measure.until: until applies to resource metrics only`},
+		{"units differ without a factor", claim(ok, "    than: {metric: p99_ms, configuration: shared, phase: slow-b, endpoint: /a}\n"),
+			`c.yaml:28: claims[0].than: compares success_rate with p99_ms: different units; give a factor`},
+		{"duplicate id", claim(ok, "    value: 1\n") + claim(ok, "    value: 1\n"), `c.yaml:29: claims[1].id: duplicate claim "x"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("c.yaml", []byte(claimsBase+tt.claims))
+			if err == nil {
+				t.Fatalf("Parse succeeded, want an error containing %q", tt.want)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error:\n%v\nwant it to contain:\n%s", err, tt.want)
+			}
+		})
+	}
+}
