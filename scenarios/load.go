@@ -57,6 +57,7 @@ func Parse(name string, data []byte) (*Scenario, error) {
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
 		root = root.Content[0]
 	}
+	d.expand(root) // `count` families and `for_each` templates, see expand.go
 	if !d.scenario(root, s) {
 		return nil, d.err() // not a mapping at all: nothing else is worth saying
 	}
