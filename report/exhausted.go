@@ -311,6 +311,8 @@ func describeResource(r string) string {
 		return "the breaker on " + name
 	case "conns":
 		return "the connections to " + name
+	case "calls":
+		return "the calls in flight to " + name
 	case "dependency":
 		return "dependency " + name
 	case "inbound-conns":
@@ -331,6 +333,8 @@ func noun(r string) string {
 		return kind
 	case "conns", "inbound-conns", "outbound-conns":
 		return "connection cap"
+	case "calls":
+		return "cap"
 	}
 	return "resource"
 }

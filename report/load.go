@@ -231,6 +231,7 @@ func loadConfiguration(runDir, name string, bucket time.Duration) (*Configuratio
 			sl := span(recs, int64(ph.start), int64(ph.end))
 			inPhases += len(sl)
 			ph.Endpoints[e.Path] = computeStats(sl, tab.outs, ph.end-ph.start, &s)
+			firstTimes(ph.Endpoints[e.Path], sl, tab.outs, ph.start)
 			attr.add(i, e.Path, sl, tab.outs)
 		}
 		c.Outside += len(recs) - inPhases

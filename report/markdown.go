@@ -101,6 +101,8 @@ func (s *Summary) markdown(jobs []plotJob) string {
 		w("\n")
 	}
 
+	s.claimsMarkdown(&b)
+
 	w("## What ran out\n\n")
 	for _, c := range s.Configurations {
 		w("**%s** (%s)\n\n", c.Name, c.Mode)

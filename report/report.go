@@ -57,10 +57,14 @@ func analyze(runDir string, bucket time.Duration) (*Summary, error) {
 	s.Aggregates = aggregate(s.Configurations)
 	s.Roles = findRoles(s.Configurations, s.Thresholds)
 	s.Predictions = []Prediction{}
+	claims, note := readClaims(runDir)
+	s.ClaimsNote = note
 	if !s.Valid {
 		s.NoVerdicts = "the run is invalid: " + strings.Join(s.Invalid, "; ")
+		s.Claims = s.judgeClaims(claims)
 		return s, nil
 	}
+	s.Claims = s.judgeClaims(claims)
 	j := &judge{cfgs: s.Configurations, aggs: map[string]*Aggregate{}, roles: s.Roles, th: s.Thresholds}
 	for i := range s.Aggregates {
 		j.aggs[s.Aggregates[i].Config] = &s.Aggregates[i]
@@ -108,6 +112,7 @@ func (s *Summary) Verdicts() string {
 	for _, p := range s.Predictions {
 		fmt.Fprintf(&b, "%s %s: %s\n", p.ID, p.Verdict, p.Evidence)
 	}
+	s.claimVerdicts(&b)
 	for _, c := range s.Configurations {
 		for _, ph := range c.Phases {
 			if len(ph.Faults) > 0 || ph.Cause != nil {

@@ -29,6 +29,10 @@ type Summary struct {
 	Predictions []Prediction `json:"predictions"`
 	// NoVerdicts says why Predictions is empty (an invalid run).
 	NoVerdicts string `json:"no_verdicts,omitempty"`
+	// Claims are the scenario's own claims (its `claims:` block, read from the run's
+	// scenario.yaml) judged on the run's numbers; ClaimsNote says why they could not be read.
+	Claims     []Claim `json:"claims"`
+	ClaimsNote string  `json:"claims_note,omitempty"`
 
 	dir string
 }
@@ -161,6 +165,10 @@ type Stats struct {
 	Classes map[string]int `json:"classes"`
 	// ThroughputRPS is successes per second of phase time.
 	ThroughputRPS float64 `json:"throughput_rps"`
+	// FirstFailureS and FirstRejectionS are the send offsets, in seconds from the phase start,
+	// of the first failed and the first rejected request (null when none).
+	FirstFailureS   *float64 `json:"first_failure_s"`
+	FirstRejectionS *float64 `json:"first_rejection_s"`
 
 	curve []CurvePoint
 }

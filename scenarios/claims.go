@@ -216,7 +216,9 @@ func unitOf(metric string) string {
 }
 
 func (s *Scenario) checkMeasure(p *problems, path string, m Measure) {
-	isEndpoint, isResource := slices.Contains(EndpointMetrics, m.Metric), slices.Contains(ResourceMetrics, m.Metric)
+	// "rejected" is both: an endpoint's rejected requests, or a resource's rejection counter.
+	isEndpoint := slices.Contains(EndpointMetrics, m.Metric) && (m.Resource == "" || !slices.Contains(ResourceMetrics, m.Metric))
+	isResource := slices.Contains(ResourceMetrics, m.Metric) && !isEndpoint
 	if !isEndpoint && !isResource {
 		p.add(join(path, "metric"), "unknown metric %q (endpoint metrics: %s; resource metrics: %s)",
 			m.Metric, strings.Join(EndpointMetrics, ", "), strings.Join(ResourceMetrics, ", "))
