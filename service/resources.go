@@ -3,7 +3,7 @@ package service
 // Resources flattens the snapshot into the scarce resources the report looks at, in a stable
 // order: for each pool "pool:<name>" then, when it has a queue, "queue:<name>"; for each
 // dependency "conns:<dep>", "calls:<dep>" and, with a breaker, "breaker:<dep>"; then
-// "inbound-conns", "outbound-conns" and "goroutines".
+// "inbound-conns", "outbound-conns", "goroutines", "heap-bytes" and "stack-bytes".
 //
 //   - pool:<name>: Capacity is the pool size, InUse the slots held, Rejected the calls turned
 //     away because no slot came: reasons full and wait-timeout.
@@ -24,8 +24,11 @@ package service
 //   - outbound-conns: open connections to all dependencies, Capacity MaxOutboundConns,
 //     Rejected the dials refused at the cap (502 conn-limit).
 //   - goroutines: Capacity 0.
+//   - heap-bytes, stack-bytes: the process's live heap objects and goroutine stacks in bytes
+//     (ProcessStats.HeapBytes, StackBytes), Capacity 0. Process-wide: a pool layout's own cost
+//     is the difference between two configurations run the same way.
 func (s Snapshot) Resources() []Resource {
-	rs := make([]Resource, 0, 2*len(s.Pools)+3*len(s.Dependencies)+3)
+	rs := make([]Resource, 0, 2*len(s.Pools)+3*len(s.Dependencies)+5)
 	for _, p := range s.Pools {
 		rs = append(rs, Resource{
 			Name:     "pool:" + p.Name,
@@ -72,5 +75,7 @@ func (s Snapshot) Resources() []Resource {
 		Resource{Name: "inbound-conns", Capacity: pr.InboundConnsCap, InUse: pr.InboundConns},
 		Resource{Name: "outbound-conns", Capacity: pr.OutboundConnsCap, InUse: pr.OutboundConns, Rejected: pr.OutboundConnsRejected},
 		Resource{Name: "goroutines", InUse: pr.Goroutines},
+		Resource{Name: "heap-bytes", InUse: int(pr.HeapBytes)},
+		Resource{Name: "stack-bytes", InUse: int(pr.StackBytes)},
 	)
 }

@@ -270,6 +270,7 @@ func (s *Service) Snapshot() Snapshot {
 			OutboundConnsRejected: s.outRejected.Load(),
 		},
 	}
+	snap.Process.HeapBytes, snap.Process.StackBytes = readMemory()
 	for _, p := range s.pools {
 		snap.Pools = append(snap.Pools, p.Stats())
 	}

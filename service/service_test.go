@@ -549,7 +549,8 @@ func TestResources(t *testing.T) {
 			{Name: "B", Capacity: 2, InUse: 1, Rejected: map[string]uint64{ReasonFull: 7}},
 		},
 		Dependencies: []DependencyStats{{Name: "A", ConnsOpen: 9}},
-		Process:      ProcessStats{Goroutines: 30, InboundConns: 5, InboundConnsCap: 10, OutboundConns: 9, OutboundConnsCap: 9, OutboundConnsRejected: 4},
+		Process: ProcessStats{Goroutines: 30, InboundConns: 5, InboundConnsCap: 10, OutboundConns: 9, OutboundConnsCap: 9, OutboundConnsRejected: 4,
+			HeapBytes: 1 << 20, StackBytes: 64 << 10},
 	}
 	want := []Resource{
 		{Name: "pool:shared", Capacity: 4, InUse: 4, Rejected: 3},
@@ -560,6 +561,8 @@ func TestResources(t *testing.T) {
 		{Name: "inbound-conns", Capacity: 10, InUse: 5},
 		{Name: "outbound-conns", Capacity: 9, InUse: 9, Rejected: 4},
 		{Name: "goroutines", InUse: 30},
+		{Name: "heap-bytes", InUse: 1 << 20},
+		{Name: "stack-bytes", InUse: 64 << 10},
 	}
 	got := snap.Resources()
 	if len(got) != len(want) {

@@ -44,12 +44,17 @@ type DependencyStats struct {
 
 // ProcessStats is the whole service's account.
 type ProcessStats struct {
-	InFlight         int `json:"in_flight"` // endpoint requests being served (debug paths not counted)
-	Goroutines       int `json:"goroutines"`
-	InboundConns     int `json:"inbound_conns"`
-	InboundConnsCap  int `json:"inbound_conns_cap"`  // 0 = no cap
-	OutboundConns    int `json:"outbound_conns"`     // open connections to all dependencies
-	OutboundConnsCap int `json:"outbound_conns_cap"` // 0 = no cap
+	InFlight   int `json:"in_flight"` // endpoint requests being served (debug paths not counted)
+	Goroutines int `json:"goroutines"`
+	// HeapBytes and StackBytes are the process's live heap objects and goroutine stacks
+	// (runtime/metrics /memory/classes/heap/objects and /memory/classes/heap/stacks): process-wide,
+	// so they include whatever else runs in the process.
+	HeapBytes        uint64 `json:"heap_bytes"`
+	StackBytes       uint64 `json:"stack_bytes"`
+	InboundConns     int    `json:"inbound_conns"`
+	InboundConnsCap  int    `json:"inbound_conns_cap"`  // 0 = no cap
+	OutboundConns    int    `json:"outbound_conns"`     // open connections to all dependencies
+	OutboundConnsCap int    `json:"outbound_conns_cap"` // 0 = no cap
 	// OutboundConnsRejected counts dials refused because OutboundConnsCap connections were open
 	// (calls that ended 502 conn-limit).
 	OutboundConnsRejected uint64 `json:"outbound_conns_rejected"`
