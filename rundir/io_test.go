@@ -1,0 +1,127 @@
+package rundir
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+
+	"github.com/bulkheadlab/bulkhead/service"
+)
+
+func TestCreateNeverReusesAFolder(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "results")
+	now := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	seen := map[string]bool{}
+	for i := 0; i < 3; i++ {
+		dir, id, err := Create(root, "hypothesis", now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if seen[dir] {
+			t.Fatalf("run %d reused %s", i, dir)
+		}
+		seen[dir] = true
+		if filepath.Base(dir) != id || !strings.HasPrefix(id, "20261130T090000Z-hypothesis") {
+			t.Errorf("dir %s, id %s", dir, id)
+		}
+	}
+}
+
+func TestWriteJSONIsAtomicAndRoundTrips(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "m.json")
+	in := Manifest{Scenario: "x", Configuration: "shared", Valid: true, Phases: []Phase{{Name: "baseline", End: time.Second}}}
+	if err := WriteJSON(path, in); err != nil {
+		t.Fatal(err)
+	}
+	var out Manifest
+	if err := ReadJSON(path, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(in, out) {
+		t.Errorf("round trip: got %+v, want %+v", out, in)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("temporary files left: %v", entries)
+	}
+}
+
+func TestResourcesRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ResourcesFile)
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := NewResourceWriter(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := []service.Resource{{Name: "pool:shared", Capacity: 10, InUse: 10, Rejected: 3}, {Name: "goroutines", InUse: 42}}
+	if err := w.Write(1500*time.Millisecond, rs); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	got, err := ReadResources(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []ResourceSample{
+		{T: 1500 * time.Millisecond, Resource: "pool:shared", Capacity: 10, InUse: 10, Rejected: 3},
+		{T: 1500 * time.Millisecond, Resource: "goroutines", InUse: 42},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+}
+
+func TestReadResourcesNamesTheBadLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ResourcesFile)
+	os.WriteFile(path, []byte("t_s,resource,capacity,in_use,rejected\n0.1,pool:a,x,1,0\n"), 0o644)
+	_, err := ReadResources(path)
+	if err == nil || !strings.Contains(err.Error(), ResourcesFile+":2") {
+		t.Fatalf("err = %v, want one naming line 2", err)
+	}
+}
+
+func TestReadRaw(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.json")
+	os.WriteFile(empty, nil, 0o644)
+	n := 0
+	if err := ReadRaw(empty, func(*vegeta.Result) error { n++; return nil }); err != nil || n != 0 {
+		t.Fatalf("empty file: n=%d err=%v; want 0 results, no error", n, err)
+	}
+	path := filepath.Join(dir, "a.json")
+	f, _ := os.Create(path)
+	enc := vegeta.NewJSONEncoder(f)
+	for i := 0; i < 3; i++ {
+		enc.Encode(&vegeta.Result{Attack: "/a", Seq: uint64(i), Code: 200, Timestamp: time.Unix(0, int64(i))})
+	}
+	f.Close()
+	var seqs []uint64
+	if err := ReadRaw(path, func(r *vegeta.Result) error { seqs = append(seqs, r.Seq); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(seqs, []uint64{0, 1, 2}) {
+		t.Errorf("seqs %v", seqs)
+	}
+}
+
+func TestRawFileName(t *testing.T) {
+	for in, want := range map[string]string{
+		"/a": "a.json", "/orders/new": "orders_new.json", "/": "root.json", "/p/partner-001": "p_partner-001.json",
+	} {
+		if got := RawFileName(in); got != want {
+			t.Errorf("RawFileName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
