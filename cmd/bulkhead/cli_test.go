@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bulkheadlab/bulkhead/rundir"
+)
+
+// executeCommand runs the CLI with args and returns what it printed and its error.
+func executeCommand(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	root := newRootCmd(&out, &out)
+	root.SetArgs(args)
+	err := root.ExecuteContext(context.Background())
+	return out.String(), err
+}
+
+func writeFile(t *testing.T, name, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const badScenario = `name: bad
+timeout: 500ms
+dependencies:
+  - {name: A, latency: 5ms}
+endpoints:
+  - {path: /a, calls: [A]}
+load:
+  rate: 10/s
+configurations:
+  - {name: shared, mode: shared, size: 4, pools: default}
+phases:
+  - name: baseline
+    duration: 1s
+    faults:
+      - {dependency: C, type: latency, latency: 10ms}
+`
+
+func TestValidate(t *testing.T) {
+	bad := writeFile(t, "bad.yaml", badScenario)
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr string // substring; "" means success
+		wantOut string
+	}{
+		{"built-in by name", []string{"validate", "hypothesis"}, "", "ok  hypothesis"},
+		{"bad file names file, line and field", []string{"validate", bad}, "bad.yaml:15: phases[0].faults[0].dependency", ""},
+		{"unknown name lists the built-ins", []string{"validate", "no-such-scenario"}, "hypothesis", ""},
+		{"one bad of two fails", []string{"validate", "smoke", bad}, "1 of 2 scenario(s) invalid", "ok  smoke"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := executeCommand(t, tt.args...)
+			if tt.wantErr == "" && err != nil {
+				t.Fatalf("unexpected error: %v", err)
+			}
+			if tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Fatalf("err = %v, want it to contain %q", err, tt.wantErr)
+			}
+			if !strings.Contains(out, tt.wantOut) {
+				t.Errorf("output %q does not contain %q", out, tt.wantOut)
+			}
+		})
+	}
+}
+
+// Bad flags fail before anything is started or written.
+func TestRunRejectsBadFlags(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr string
+	}{
+		{"bad rate", []string{"--rate", "fast"}, "--rate"},
+		{"zero scale", []string{"--scale", "0"}, "--scale: must be > 0"},
+		{"unknown configuration", []string{"--only", "nope"}, `--only: no configuration "nope"`},
+		{"zero repetitions", []string{"--repetitions", "0"}, "--repetitions"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "results")
+			_, err := executeCommand(t, append([]string{"run", "smoke", "--out", out}, tt.args...)...)
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("err = %v, want it to contain %q", err, tt.wantErr)
+			}
+			if _, statErr := os.Stat(out); !os.IsNotExist(statErr) {
+				t.Errorf("results folder created despite the error")
+			}
+		})
+	}
+}
+
+// The smoke scenario runs end to end through the CLI and ends with the report's path.
+func TestRunSmokeEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a 3 s scenario twice")
+	}
+	root := filepath.Join(t.TempDir(), "results")
+	out, err := executeCommand(t, "run", "smoke", "--out", root, "--plain")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(root, "*-smoke"))
+	if len(dirs) != 1 {
+		t.Fatalf("run folders: %v", dirs)
+	}
+	for _, f := range []string{rundir.RunFile, rundir.SummaryFile, rundir.ReportFile} {
+		if _, err := os.Stat(filepath.Join(dirs[0], f)); err != nil {
+			t.Errorf("missing %s: %v", f, err)
+		}
+	}
+	if !strings.Contains(out, "report: "+filepath.Join(dirs[0], rundir.ReportFile)) {
+		t.Errorf("output does not end with the report path:\n%s", out)
+	}
+	// Re-reporting regenerates from the raw files.
+	if out, err := executeCommand(t, "report", dirs[0]); err != nil {
+		t.Fatalf("report: %v\n%s", err, out)
+	}
+}
+
+func TestServePortInUse(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	_, err = executeCommand(t, "serve", "--dep", "A=http://127.0.0.1:1", "--addr", l.Addr().String())
+	if err == nil || !strings.Contains(err.Error(), "--addr "+l.Addr().String()) {
+		t.Fatalf("err = %v, want one naming --addr", err)
+	}
+}
+
+func TestReportMissingFolder(t *testing.T) {
+	_, err := executeCommand(t, "report", filepath.Join(t.TempDir(), "nope"))
+	if err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Fatalf("err = %v, want one naming the folder", err)
+	}
+}
