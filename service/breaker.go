@@ -16,7 +16,12 @@ const (
 )
 
 // newBreaker builds the circuit breaker of one dependency. It trips when, in the current window,
-// at least MinCalls calls were counted and failures/calls >= FailureRatio. A failure is an error
+// at least MinCalls calls were counted and failures/calls >= FailureRatio, or when the last
+// MinCalls calls all failed. The second rule is the failure ratio over a count-based sliding
+// window of the last MinCalls calls (Resilience4j's COUNT_BASED window), which gobreaker's
+// cumulative counts cannot express: with Interval 0 they are never cleared, so a long healthy
+// period would otherwise dilute a run of slow calls for as long again (seed 000's breaker that
+// "trips after ten slow calls" would not trip for minutes after a busy morning). A failure is an error
 // of the call, a timeout, or a successful call slower than SlowCallThreshold (seed 000: a slow
 // dependency answering 200 is the case a plain failure counter cannot see). Not counted: pool
 // rejections (they say nothing about the dependency) and calls abandoned because the request
@@ -40,7 +45,7 @@ func newBreaker(name string, cfg BreakerConfig) *gobreaker.CircuitBreaker[struct
 		Timeout:  open,
 		ReadyToTrip: func(c gobreaker.Counts) bool {
 			n := c.TotalSuccesses + c.TotalFailures
-			return n >= minCalls && float64(c.TotalFailures) >= ratio*float64(n)
+			return c.ConsecutiveFailures >= minCalls || (n >= minCalls && float64(c.TotalFailures) >= ratio*float64(n))
 		},
 		IsExcluded: func(err error) bool {
 			var rej *RejectedError

@@ -60,8 +60,9 @@ type BreakerConfig struct {
 	// SlowCallThreshold counts a successful call slower than this as a failure (seed 000).
 	// 0 means only errors count.
 	SlowCallThreshold time.Duration `json:"slow_call_threshold" yaml:"slow_call_threshold"`
-	// MinCalls is the number of calls in the current window before the breaker may trip.
-	// 0 means 10.
+	// MinCalls is the number of calls in the current window before the breaker may trip; MinCalls
+	// consecutive failures trip it whatever the window's earlier counts (a failure ratio of 1 over
+	// the last MinCalls calls). 0 means 10.
 	MinCalls uint32 `json:"min_calls" yaml:"min_calls"`
 	// FailureRatio trips the breaker when failures/calls reaches it. 0 means 0.5.
 	FailureRatio float64 `json:"failure_ratio" yaml:"failure_ratio"`
