@@ -203,6 +203,11 @@ func loadConfiguration(runDir, name string, bucket time.Duration) (*Configuratio
 		return nil, fmt.Errorf("configuration %s: read resources: %w", name, err)
 	}
 	c.resources = res
+	c.Memory = memoryOf(c, res)
+	grp := newGrouper(c, m.Endpoints, calls) // nil unless there are many endpoints (groups.go)
+	if grp != nil {
+		grp.groupResources(c)
+	}
 
 	var end time.Duration
 	for _, p := range m.Phases {
@@ -241,7 +246,9 @@ func loadConfiguration(runDir, name string, bucket time.Duration) (*Configuratio
 			buckets[b] = computeBucket(from.Seconds(), span(recs, int64(from), int64(from+bucket)), tab.outs, bucket, &s)
 		}
 		c.Timeline[e.Path] = buckets
+		grp.add(e.Path, recs)
 	}
+	grp.finish(c, tab.outs, nb, bucket, &s)
 	attr.finish()
 	return c, nil
 }

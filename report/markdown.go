@@ -112,6 +112,8 @@ func (s *Summary) markdown(jobs []plotJob) string {
 		w("\n")
 	}
 
+	b.WriteString(s.hubSection()) // many endpoints only (groups.go)
+
 	w("## Numbers per phase\n\n")
 	w("Exact quantiles (nearest rank over every request of the slice, sorted), in ms; a request belongs to the phase containing its send time. ")
 	w("\"ok p99\" and \"fail p99\" are the p99 of successes and of failures; ok/s is successful throughput.\n\n")

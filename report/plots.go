@@ -47,6 +47,9 @@ func windows(c *Configuration) []chart.Window {
 }
 
 func endpointPaths(c *Configuration) []string {
+	if v := viewPaths(c); v != nil {
+		return v // many endpoints, grouped (groups.go)
+	}
 	var ps []string
 	for _, e := range c.Endpoints {
 		ps = append(ps, e.Path)

@@ -56,6 +56,7 @@ func analyze(runDir string, bucket time.Duration) (*Summary, error) {
 	s.Valid = len(s.Invalid) == 0
 	s.Aggregates = aggregate(s.Configurations)
 	s.Roles = findRoles(s.Configurations, s.Thresholds)
+	s.groupRoles()
 	s.Predictions = []Prediction{}
 	claims, note := readClaims(runDir)
 	s.ClaimsNote = note

@@ -59,6 +59,9 @@ type Configuration struct {
 	Timeline map[string][]Bucket `json:"timeline"`
 	// Outside counts results whose send offset lies in no phase.
 	Outside int `json:"outside,omitempty"`
+	// EndpointGroups and Memory: see groups.go (many endpoints; process memory).
+	EndpointGroups []EndpointGroup `json:"endpoint_groups,omitempty"`
+	Memory         *Memory         `json:"memory,omitempty"`
 
 	resources []rundir.ResourceSample
 	manifest  *rundir.Manifest
