@@ -310,6 +310,9 @@ func runConfiguration(ctx context.Context, sc *scenarios.Scenario, conf scenario
 		if err != nil {
 			return nil, fmt.Errorf("endpoint %s: %w", ep.Path, err)
 		}
+		if off := staggerOffset(i, len(sc.Endpoints), rate); off > 0 && arr == loadgen.ArrivalsConstant {
+			pacer = staggered{Pacer: pacer, offset: off}
+		}
 		attacks = append(attacks, loadgen.Attack{Name: ep.Path, URL: b.svcURL + ep.Path, Pacer: pacer, Out: f})
 		m.Endpoints = append(m.Endpoints, rundir.Endpoint{
 			Path: ep.Path, RawFile: filepath.Join(rundir.RawDir, name), Rate: rate,
@@ -558,7 +561,12 @@ func progress(stop <-chan struct{}, opts Options, t0 time.Time, total time.Durat
 		}
 		var sb strings.Builder
 		fmt.Fprintf(&sb, "%-8s %-10s %5.1fs/%.0fs", conf, phase, el.Seconds(), total.Seconds())
-		for _, p := range lr.Progress() {
+		ps := lr.Progress()
+		for i, p := range ps {
+			if len(ps) >= staggerFrom && i == progressMax {
+				fmt.Fprintf(&sb, " | %d more", len(ps)-i)
+				break
+			}
 			fmt.Fprintf(&sb, " | %s %d req, err %3.0f%%, p99 %s", p.Name, p.Sent, 100*p.ErrorRate, fmtMS(p.P99))
 		}
 		if opts.Live {
