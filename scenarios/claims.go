@@ -110,7 +110,7 @@ var resourceKinds = map[string]string{
 }
 
 // plainResources are the resource names without a ":" part.
-var plainResources = []string{"inbound-conns", "outbound-conns", "goroutines"}
+var plainResources = []string{"inbound-conns", "outbound-conns", "goroutines", "heap-bytes", "stack-bytes"}
 
 func (d *decoder) claim(n *yaml.Node, path string, c *Claim) {
 	d.mapping(n, path, []field{

@@ -135,3 +135,24 @@ func TestClaimsErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestClaimsDoNotBlockServiceConfig: claims naming several configurations must not stop each
+// configuration from being translated on its own (the runner validates one at a time).
+func TestClaimsDoNotBlockServiceConfig(t *testing.T) {
+	s, err := Parse("c.yaml", []byte(claimsBase+`
+  - id: capped-b
+    says: B never takes more than two slots
+    measure: {metric: max_in_use, configuration: capped, phase: slow-b, resource: calls:B}
+    op: "<="
+    value: 2
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	urls := map[string]string{"A": "http://127.0.0.1:1", "B": "http://127.0.0.1:2"}
+	for _, c := range s.Configurations {
+		if _, err := s.ServiceConfig(c, urls); err != nil {
+			t.Errorf("ServiceConfig(%s): %v", c.Name, err)
+		}
+	}
+}

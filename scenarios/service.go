@@ -17,6 +17,7 @@ import (
 func (s *Scenario) ServiceConfig(c Configuration, depURLs map[string]string) (service.Config, error) {
 	one := *s
 	one.Configurations = []Configuration{c}
+	one.Claims = nil // claims name the other configurations too; they are the report's business
 	if err := one.Validate(); err != nil {
 		return service.Config{}, fmt.Errorf("configuration %q: %w", c.Name, err)
 	}
