@@ -53,17 +53,15 @@ func readClaims(runDir string) ([]scenarios.Claim, string) {
 	return sc.Claims, ""
 }
 
+// noVerdictInvalid starts the evidence of every claim of an invalid run.
+const noVerdictInvalid = "no verdict: the run is invalid"
+
 // judgeClaims evaluates claims on the summary's configurations. With an invalid run every claim
-// is listed without a verdict.
+// is listed without a verdict (Holds null), its figures still measured and shown.
 func (s *Summary) judgeClaims(claims []scenarios.Claim) []Claim {
 	out := make([]Claim, 0, len(claims))
 	for _, c := range claims {
 		r := Claim{ID: c.ID, Says: c.Says, Op: c.Op, Rule: ruleOf(c)}
-		if !s.Valid {
-			r.Verdict, r.Evidence = VerdictNotMeasurable, "no verdict: the run is invalid"
-			out = append(out, r)
-			continue
-		}
 		left, lwhy := s.measure(c.Measure)
 		var right *float64
 		rwhy := ""
@@ -84,6 +82,9 @@ func (s *Summary) judgeClaims(claims []scenarios.Claim) []Claim {
 			r.Verdict, r.Evidence = VerdictNotMeasurable, lwhy
 		case right == nil:
 			r.Verdict, r.Evidence = VerdictNotMeasurable, rwhy
+		case !s.Valid:
+			// Same rule as P1-P4: no verdict on an invalid run, but the numbers are shown.
+			r.Verdict, r.Evidence = VerdictNotMeasurable, noVerdictInvalid+"; measured: "+evidenceOf(c, *left, *right, s)
 		default:
 			h := compare(*left, c.Op, *right, c.Tolerance)
 			r.Holds = &h
@@ -92,6 +93,9 @@ func (s *Summary) judgeClaims(claims []scenarios.Claim) []Claim {
 				r.Verdict = VerdictHolds
 			}
 			r.Evidence = evidenceOf(c, *left, *right, s)
+		}
+		if !s.Valid && !strings.HasPrefix(r.Evidence, noVerdictInvalid) {
+			r.Evidence = noVerdictInvalid + "; " + r.Evidence
 		}
 		out = append(out, r)
 	}

@@ -198,14 +198,15 @@ func checkNum(t *testing.T, what string, got, want *float64) {
 }
 
 // TestClaimsInvalidRun: an invalid run lists its claims without verdicts, as it gives no
-// verdicts on P1-P4.
+// verdicts on P1-P4, but still shows what was measured.
 func TestClaimsInvalidRun(t *testing.T) {
 	w := claimsWorld()
 	w.cfgs[1].valid, w.cfgs[1].invalid = false, []string{"/a: send lag p99 2ms exceeds the 1ms limit"}
 	s, got := judged(t, w, claimYAML("x", "{metric: success_rate, configuration: shared, phase: slow-a, endpoint: /b}", "    op: \"<\"\n    value: 0.6\n"))
 	c := got["x"]
-	if c.Holds != nil || c.Verdict != VerdictNotMeasurable || c.Evidence != "no verdict: the run is invalid" || c.Left != nil {
-		t.Errorf("claim on an invalid run = %+v, want listed without a verdict", c)
+	if c.Holds != nil || c.Verdict != VerdictNotMeasurable || c.Left == nil || *c.Left != 0.55 ||
+		c.Evidence != "no verdict: the run is invalid; measured: success_rate of /b in shared/slow-a = 0.55 < 0.6" {
+		t.Errorf("claim on an invalid run = %+v, want listed without a verdict, with its numbers", c)
 	}
 	if !strings.Contains(s.Verdicts(), "claim x not measurable: no verdict: the run is invalid") {
 		t.Errorf("Verdicts() = %q, want the claim listed without a verdict", s.Verdicts())
