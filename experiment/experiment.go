@@ -396,7 +396,7 @@ func runConfiguration(ctx context.Context, sc *scenarios.Scenario, conf scenario
 		if i < len(m.Endpoints) {
 			e := &m.Endpoints[i]
 			e.Scheduled, e.Sent, e.Dropped = c.Scheduled, c.Sent, c.Dropped
-			e.LagP50, e.LagP99, e.LagMax = c.LagP50, c.LagP99, c.LagMax
+			e.LagP50, e.LagP99, e.LagMax, e.StartSkew = c.LagP50, c.LagP99, c.LagMax, c.StartSkew
 		}
 		if !c.Valid {
 			m.Valid = false
@@ -404,6 +404,10 @@ func runConfiguration(ctx context.Context, sc *scenarios.Scenario, conf scenario
 				m.Invalid = append(m.Invalid, c.Name+": "+r)
 			}
 		}
+	}
+	if pooled := lr.Pooled(); !pooled.Valid {
+		m.Valid = false
+		m.Invalid = append(m.Invalid, pooled.Reasons...)
 	}
 	if m.Partial {
 		m.Valid = false

@@ -25,6 +25,15 @@ const (
 // hits (late, which the lag reports) before it is stopped and its unsent hits count as dropped.
 const StopGrace = 250 * time.Millisecond
 
+// MinLagSamples is the fewest sends for which an attack's own send-lag p99 is judged; sparser
+// attacks are judged by Run.Pooled.
+const MinLagSamples = 1000
+
+// MaxStartSkew bounds how long after T0 any attack may start its clock. The attacks are started
+// one after another right after T0; a larger skew means the process was starved at the start and
+// the endpoints' time lines are out of step, so the run is invalid.
+const MaxStartSkew = 10 * time.Millisecond
+
 // maxBody bounds the response bytes read into memory per result; the rest is drained for
 // keep-alive and not stored (bodies are dropped from stored results).
 const maxBody = 4096

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -194,8 +195,9 @@ func TestOpenModelFidelity(t *testing.T) {
 				if !equalHeader(res.Headers, want) {
 					t.Fatalf("result %d headers %v; want %v", res.Seq, res.Headers, want)
 				}
-				// The stored schedule and send time reproduce the lag the check measured.
-				lag := res.Timestamp.Sub(r.T0()) - pacer.Scheduled(res.Seq)
+				// The stored schedule and send time reproduce the lag the check measured, on the
+				// attack's own clock (T0 + StartSkew).
+				lag := res.Timestamp.Sub(r.T0().Add(c.StartSkew)) - pacer.Scheduled(res.Seq)
 				if lag < -time.Microsecond || lag > c.LagMax+time.Microsecond {
 					t.Fatalf("result %d: lag from the file %v outside [0, LagMax %v]", res.Seq, lag, c.LagMax)
 				}
@@ -513,5 +515,34 @@ func TestWindow(t *testing.T) {
 	w.add(at(10*time.Second), time.Millisecond, false)
 	if done, _, _ := w.read(at(10 * time.Second)); done != 1 {
 		t.Errorf("after reuse: %d done; want 1", done)
+	}
+}
+
+// Attacks too sparse for a p99 of their own are judged together: with a lag limit no real send
+// can meet, each sparse attack passes its own check while the pooled check fails.
+func TestSparseAttacksAreJudgedPooled(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	var attacks []Attack
+	for i := 0; i < 3; i++ {
+		p, err := NewPacer(20, ArrivalsConstant, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		attacks = append(attacks, Attack{Name: fmt.Sprintf("/p%d", i), URL: srv.URL, Pacer: p, Out: io.Discard})
+	}
+	r := startRun(t, attacks, 500*time.Millisecond, WithLagLimit(time.Nanosecond))
+	checks, err := r.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range checks {
+		if !c.Valid || c.Sent != 10 {
+			t.Errorf("%s: valid %v sent %d reasons %v; want valid with 10 sent (too few sends for its own p99)", c.Name, c.Valid, c.Sent, c.Reasons)
+		}
+	}
+	pooled := r.Pooled()
+	if pooled.Valid || pooled.Sent != 30 || pooled.Scheduled != 30 {
+		t.Errorf("pooled: valid %v sent %d scheduled %d; want invalid with 30 of 30", pooled.Valid, pooled.Sent, pooled.Scheduled)
 	}
 }

@@ -102,4 +102,7 @@ type Endpoint struct {
 	LagP50    time.Duration `json:"lag_p50_ns"`
 	LagP99    time.Duration `json:"lag_p99_ns"`
 	LagMax    time.Duration `json:"lag_max_ns"`
+	// StartSkew is how long after t = 0 this endpoint's attack started its clock; send lag is
+	// measured on that clock (actual send - (t0 + StartSkew + scheduled)).
+	StartSkew time.Duration `json:"start_skew_ns"`
 }
