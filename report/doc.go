@@ -46,4 +46,13 @@
 // affected, the others unaffected; the baseline is the first phase without faults; the
 // error-fault phase has a reset, down or http-error fault on D. Every threshold used is written
 // into summary.json and report.md. A run with any invalid manifest gets no verdicts.
+//
+// # Claims
+//
+// A scenario may state its seed's claims as data (a `claims:` block, see scenarios.Claim). The
+// report reads them from the run's scenario.yaml and judges each one: the measured figure (an
+// endpoint's statistics in a configuration x phase, or a resource's samples, optionally up to the
+// first saturation of another resource) compared with a number or with another figure. A claim
+// whose figures cannot be computed is "not measurable" with the reason; on an invalid run every
+// claim is listed with its numbers but without a verdict, as P1-P4 are withheld.
 package report
