@@ -204,7 +204,31 @@ func (h *heat) normalise(lo, hi float64) (float64, float64) {
 			lo, hi = lo-0.5, hi+0.5
 		}
 	}
+	if h.spec.Log {
+		// Widen to the 1-2-5 values around the data, so both ends of the colour bar are labelled.
+		lo, hi = nice125(lo, false), nice125(hi, true)
+	}
 	return lo, hi
+}
+
+// nice125 returns the nearest value of the form {1, 2, 5} x 10^k at or above v (up) or at or
+// below it; v must be > 0.
+func nice125(v float64, up bool) float64 {
+	d := math.Floor(math.Log10(v))
+	best := math.NaN()
+	for k := d - 1; k <= d+1; k++ {
+		for _, m := range []float64{1, 2, 5} {
+			c := m * math.Pow(10, k)
+			c = roundTo(c, math.Pow(10, k))
+			switch {
+			case up && c >= v*(1-1e-12) && !(c >= best):
+				best = c
+			case !up && c <= v*(1+1e-12) && !(c <= best):
+				best = c
+			}
+		}
+	}
+	return best
 }
 
 // shareScales gives panels with the same Scale key the union of their ranges.

@@ -184,3 +184,21 @@ func TestHeatmapColourScale(t *testing.T) {
 		}
 	})
 }
+
+func TestNice125(t *testing.T) {
+	tests := []struct {
+		v    float64
+		up   bool
+		want float64
+	}{
+		{499.8, true, 500}, {500, true, 500}, {501, true, 1000}, {7.36, false, 5},
+		{7.36, true, 10}, {0.03, false, 0.02}, {1, false, 1}, {150, true, 200}, {150, false, 100},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%v up=%v", tt.v, tt.up), func(t *testing.T) {
+			if got := nice125(tt.v, tt.up); math.Abs(got-tt.want) > 1e-9*tt.want {
+				t.Errorf("nice125(%v, %v) = %v, want %v", tt.v, tt.up, got, tt.want)
+			}
+		})
+	}
+}
