@@ -64,6 +64,7 @@ and whether the hypothesis' predictions held.`,
 		newCompareCmd(),
 		newServeCmd(),
 		newDepCmd(),
+		newSweepCmd(nil),
 	)
 	return root
 }

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/bulkheadlab/bulkhead/experiment"
+	"github.com/bulkheadlab/bulkhead/scenarios"
+	"github.com/bulkheadlab/bulkhead/sweep"
+)
+
+// sweepOptions are the flags of `bulkhead sweep`.
+type sweepOptions struct {
+	Scenario      string
+	Sizes         string
+	Fractions     string
+	Rates         string
+	PhaseDuration time.Duration
+	Out           string
+	Toxiproxy     string
+	LagLimit      time.Duration
+}
+
+func newSweepCmd(runF func(*cobra.Command, *sweepOptions) error) *cobra.Command {
+	o := &sweepOptions{}
+	cmd := &cobra.Command{
+		Use:   "sweep <scenario.yaml | name>",
+		Short: "Run a sizing sweep: pool size x fault delay x rate, drawn as heatmaps of shared vs split",
+		Long: `Run a sizing sweep over a base scenario that has a shared and a split configuration, a latency
+fault on one dependency, and endpoints on both sides of it (the built-in "hypothesis" has them).
+
+For every cell of pool size P x fault delay (a fraction of the client timeout) x rate, it derives
+a scenario (shared pool of P slots, split pools scaled by the same factor, a baseline phase and a
+fault phase of --phase-duration each), runs it into its own run folder inside a new sweep folder
+results/<timestamp>-sweep-<scenario>/, and analyses it. It then writes sweep.json, heatmaps of the
+unaffected endpoint's success rate and p99 and of the affected endpoint's success throughput
+(shared | split | comparison, one figure per rate), and sweep.md saying per rate where isolation
+starts to matter and where it costs more than it saves. Cells run one after the other; one line
+is printed per cell. Ctrl-C stops the running cell and reports the cells that ran.`,
+		Example: `  bulkhead sweep hypothesis
+  bulkhead sweep hypothesis --sizes 4,10,20 --fractions 0.5,0.7,0.9,1.0 --rates 20/s,50/s
+  bulkhead sweep scenarios/hypothesis.yaml --rates 20/s --phase-duration 4s --out /tmp/results`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Scenario = args[0]
+			if runF != nil {
+				return runF(cmd, o)
+			}
+			return runSweep(cmd, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Sizes, "sizes", joinInts(sweep.DefaultGrid.Sizes), "pool sizes P (comma-separated)")
+	f.StringVar(&o.Fractions, "fractions", joinNums(sweep.DefaultGrid.Fractions, ""), "fault delays as fractions of the client timeout (comma-separated)")
+	f.StringVar(&o.Rates, "rates", joinNums(sweep.DefaultGrid.Rates, "/s"), "rates per endpoint (comma-separated, e.g. 20/s,50/s)")
+	f.DurationVar(&o.PhaseDuration, "phase-duration", sweep.DefaultPhaseDuration, "length of each cell's baseline and fault phases")
+	f.StringVarP(&o.Out, "out", "o", experiment.DefaultResultsRoot, "folder to create the sweep folder in")
+	f.StringVar(&o.Toxiproxy, "toxiproxy", "", "use an external toxiproxy-server at this API URL instead of the embedded one")
+	f.DurationVar(&o.LagLimit, "lag-limit", sweep.DefaultLagLimit, "send lag p99 above which a cell's run is invalid")
+	return cmd
+}
+
+// sweepGrid parses the grid flags.
+func sweepGrid(o *sweepOptions) (sweep.Grid, error) {
+	var g sweep.Grid
+	var err error
+	if g.Sizes, err = sweep.ParseSizes(o.Sizes); err != nil {
+		return g, fmt.Errorf("--sizes: %w", err)
+	}
+	if g.Fractions, err = sweep.ParseFractions(o.Fractions); err != nil {
+		return g, fmt.Errorf("--fractions: %w", err)
+	}
+	if g.Rates, err = sweep.ParseRates(o.Rates); err != nil {
+		return g, fmt.Errorf("--rates: %w", err)
+	}
+	return g, g.Validate()
+}
+
+func runSweep(cmd *cobra.Command, o *sweepOptions) error {
+	sc, err := scenarios.Open(o.Scenario)
+	if err != nil {
+		return err
+	}
+	g, err := sweepGrid(o)
+	if err != nil {
+		return err
+	}
+	if o.PhaseDuration <= 0 {
+		return fmt.Errorf("--phase-duration: must be > 0, got %v", o.PhaseDuration)
+	}
+	if o.LagLimit <= 0 {
+		return fmt.Errorf("--lag-limit: must be > 0, got %v", o.LagLimit)
+	}
+	out := cmd.OutOrStdout()
+	res, err := sweep.Run(cmd.Context(), sc, g, sweep.Options{
+		ResultsRoot:   o.Out,
+		PhaseDuration: o.PhaseDuration,
+		Progress:      out,
+		Toxiproxy:     o.Toxiproxy,
+		Command:       "bulkhead " + strings.Join(os.Args[1:], " "),
+		Version:       version,
+		LagLimit:      o.LagLimit,
+	})
+	if res == nil {
+		return err
+	}
+	if errors.Is(err, experiment.ErrInterrupted) {
+		fmt.Fprintf(out, "interrupted: partial sweep in %s\n", res.Dir)
+	}
+	for _, f := range sweep.Findings(res.Sweep) {
+		for _, s := range f.Sentences {
+			fmt.Fprintln(out, s)
+		}
+	}
+	fmt.Fprintf(out, "sweep took %s; report: %s\n", res.Sweep.Ended.Sub(res.Sweep.Started).Round(time.Second), filepath.Join(res.Dir, sweep.ReportFile))
+	return err
+}
+
+func joinInts(xs []int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprint(x)
+	}
+	return strings.Join(parts, ",")
+}
+
+func joinNums(xs []float64, suffix string) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprint(x) + suffix
+	}
+	return strings.Join(parts, ",")
+}
