@@ -198,7 +198,7 @@ func markdown(sw *Sweep, figs []figureRef) string {
 	w("The figures are those of the fault phase: %s (calls %s) is the affected endpoint, %s the unaffected one. Latency quantiles are exact (nearest rank) over every request sent in the phase, successes and failures alike.\n\n",
 		r.Affected, r.FaultDependency, r.Unaffected)
 	w("Grid: P in %v; fault delay in %s x timeout; rate in %s/s per endpoint. A cell's run is invalid when the load generator's send lag p99 exceeds %g ms (or its self-check fails otherwise).\n\n",
-		sw.Grid.Sizes, joinFloats(sw.Grid.Fractions), joinFloats(sw.Grid.Rates), sw.LagLimitMS)
+		sw.Grid.Sizes, joinFloats(sw.Grid.Fractions, fracLabel), joinFloats(sw.Grid.Rates, rateLabel), sw.LagLimitMS)
 	w("## Thresholds\n\n")
 	for _, l := range sw.Thresholds.Rules(r) {
 		w("- %s\n", l)
@@ -253,10 +253,10 @@ func markdown(sw *Sweep, figs []figureRef) string {
 	return b.String()
 }
 
-func joinFloats(xs []float64) string {
+func joinFloats(xs []float64, label func(float64) string) string {
 	parts := make([]string, len(xs))
 	for i, x := range xs {
-		parts[i] = rateLabel(x)
+		parts[i] = label(x)
 	}
 	return strings.Join(parts, ", ")
 }
