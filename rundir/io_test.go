@@ -50,6 +50,9 @@ func TestWriteJSONIsAtomicAndRoundTrips(t *testing.T) {
 	if len(entries) != 1 {
 		t.Errorf("temporary files left: %v", entries)
 	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v (%v), want 0644 like any other result file", fi.Mode().Perm(), err)
+	}
 }
 
 func TestResourcesRoundTrip(t *testing.T) {
