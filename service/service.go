@@ -229,8 +229,9 @@ func (s *Service) callAll(ctx context.Context, deps []*dependency, shared bool) 
 	}()
 	if shared {
 		stop := s.afterFunc(s.cfg.ClientTimeout, func() {
-			for _, c := range calls {
-				c.cancel(ErrTimeout)
+			// By index, reading cancel only: the loop below clears done concurrently.
+			for i := range calls {
+				calls[i].cancel(ErrTimeout)
 			}
 		})
 		defer stop()
