@@ -181,8 +181,9 @@ func (b *bench) close() error {
 	return errors.Join(errs...)
 }
 
-func startBench(ctx context.Context, sc *scenarios.Scenario, conf scenarios.Configuration, rep int, opts Options) (b *bench, cfg service.Config, err error) {
-	b = &bench{deps: map[string]*dependency.Server{}, proxies: map[string]string{}}
+func startBench(ctx context.Context, sc *scenarios.Scenario, conf scenarios.Configuration, rep int, opts Options) (_ *bench, cfg service.Config, err error) {
+	b := &bench{deps: map[string]*dependency.Server{}, proxies: map[string]string{}}
+	// On failure stop whatever was started; the returns below nil the result, not b.
 	defer func() {
 		if err != nil {
 			b.close()
