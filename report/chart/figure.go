@@ -447,9 +447,12 @@ func (f *figure) drawLegend(c draw.Canvas) vg.Length {
 	return h
 }
 
+// drawer is anything that draws itself on a canvas: a figure of plots, or of heatmaps.
+type drawer interface{ draw(draw.Canvas) }
+
 // render draws fig as PNG and SVG in memory, then writes path+".png" and path+".svg"
 // atomically, creating path's folder.
-func render(path string, wPx, hPx int, fig *figure) (err error) {
+func render(path string, wPx, hPx int, fig drawer) (err error) {
 	defer func() {
 		// gonum/plot panics on some inputs (a log axis given a value <= 0, a misaligned tile
 		// grid); the package guards against those, and this turns any it missed into an error

@@ -1,13 +1,10 @@
 package chart
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"image/color"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 
 	"gonum.org/v1/plot"
@@ -15,8 +12,6 @@ import (
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // Scheme is the colour scheme of a heatmap.
@@ -114,7 +109,7 @@ func HeatmapPanels(path, title string, specs []HeatmapSpec) error {
 	}
 	shareScales(hs)
 	w := max(DefaultWidthPx, HeatmapPanelPx*len(specs))
-	if err := renderWith(path, w, HeatmapHeightPx, &heatFigure{title: title, panels: hs}); err != nil {
+	if err := render(path, w, HeatmapHeightPx, &heatFigure{title: title, panels: hs}); err != nil {
 		return fmt.Errorf("chart %s: %w", path, err)
 	}
 	return nil
@@ -572,39 +567,4 @@ func (h *heat) drawBar(c draw.Canvas, da draw.Canvas) {
 		x := min(x1+vg.Points(10)+widest+vg.Points(4), c.Max.X-us.Height(h.spec.Unit))
 		c.FillText(us, vg.Point{X: x, Y: (y0 + y1) / 2}, h.spec.Unit)
 	}
-}
-
-// drawer is anything that draws itself on a canvas.
-type drawer interface{ draw(draw.Canvas) }
-
-// renderWith is render for any drawer: it draws d as PNG and SVG in memory, then writes
-// path+".png" and path+".svg" atomically, creating path's folder.
-func renderWith(path string, wPx, hPx int, d drawer) (err error) {
-	defer func() {
-		// gonum/plot panics on some inputs; turn any the package missed into an error.
-		if r := recover(); r != nil {
-			err = fmt.Errorf("%w: %v", ErrDraw, r)
-		}
-	}()
-	w := vg.Length(wPx) * vg.Inch / DPI
-	h := vg.Length(hPx) * vg.Inch / DPI
-	ic := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(DPI))
-	d.draw(draw.New(ic))
-	var png bytes.Buffer
-	if _, err := (vgimg.PngCanvas{Canvas: ic}).WriteTo(&png); err != nil {
-		return fmt.Errorf("encoding png: %w", err)
-	}
-	sc := vgsvg.NewWith(vgsvg.UseWH(w, h), vgsvg.EmbedFonts(true))
-	d.draw(draw.New(sc))
-	var svg bytes.Buffer
-	if _, err := sc.WriteTo(&svg); err != nil {
-		return fmt.Errorf("encoding svg: %w", err)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("creating folder: %w", err)
-	}
-	if err := writeAtomic(path+".png", png.Bytes()); err != nil {
-		return err
-	}
-	return writeAtomic(path+".svg", svg.Bytes())
 }
