@@ -22,10 +22,142 @@ import (
 // groupFrom is the number of endpoints above which the report groups them.
 const groupFrom = 8
 
-// EndpointGroup is a set of endpoints reported together.
+// EndpointGroup is a set of endpoints reported together, with their attacks and pools summed
+// up: what the settings and validity tables show in one row instead of one per member.
 type EndpointGroup struct {
 	Name    string   `json:"name"`
 	Members []string `json:"members"`
+	// Dependencies is the number of dependencies the members call.
+	Dependencies int `json:"dependencies"`
+	// RateMin and RateMax bound the members' rates (requests per second each); Arrivals lists
+	// their arrival processes; TimeoutMS is the largest load generator timeout.
+	RateMin   float64  `json:"rate_min"`
+	RateMax   float64  `json:"rate_max"`
+	Arrivals  []string `json:"arrivals"`
+	TimeoutMS float64  `json:"timeout_ms"`
+	// Scheduled, Sent and Dropped are the members' sums.
+	Scheduled uint64 `json:"scheduled"`
+	Sent      uint64 `json:"sent"`
+	Dropped   uint64 `json:"dropped"`
+	// LagP99MS is the largest send lag p99 of a member, LagWorst that member; LagMaxMS the
+	// largest send lag of any member.
+	LagP99MS float64 `json:"lag_p99_ms_max"`
+	LagWorst string  `json:"lag_worst"`
+	LagMaxMS float64 `json:"lag_max_ms"`
+	// InvalidMembers are the members the configuration's invalid reasons name; their reasons are
+	// folded into one reason naming the group (the manifest keeps every reason).
+	InvalidMembers []string `json:"invalid_members,omitempty"`
+	// Pools summarises the pools that hold only the members' dependencies.
+	Pools GroupPools `json:"pools"`
+}
+
+// GroupPools summarises a group's pools.
+type GroupPools struct {
+	Count     int      `json:"count"`
+	Kinds     []string `json:"kinds,omitempty"`
+	SizeMin   int      `json:"size_min"`
+	SizeMax   int      `json:"size_max"`
+	QueueMin  int      `json:"queue_min"`
+	QueueMax  int      `json:"queue_max"`
+	MaxWaitMS float64  `json:"max_wait_ms_max"`
+}
+
+// summarizeGroups fills each group of c with its members' attacks and pools, and folds the
+// members' invalid reasons into one reason per group (a hub of 500 lagging partners would
+// otherwise list 500 reasons wherever the run's validity is stated).
+func summarizeGroups(c *Configuration) {
+	for gi := range c.EndpointGroups {
+		g := &c.EndpointGroups[gi]
+		in := map[string]bool{}
+		for _, m := range g.Members {
+			in[m] = true
+		}
+		deps := map[string]bool{}
+		first := true
+		for _, e := range c.Endpoints {
+			if !in[e.Path] {
+				continue
+			}
+			for _, d := range e.Calls {
+				deps[d] = true
+			}
+			if first || e.Rate < g.RateMin {
+				g.RateMin = e.Rate
+			}
+			if first || e.Rate > g.RateMax {
+				g.RateMax = e.Rate
+			}
+			first = false
+			if !slices.Contains(g.Arrivals, e.Arrivals) {
+				g.Arrivals = append(g.Arrivals, e.Arrivals)
+			}
+			g.TimeoutMS = max(g.TimeoutMS, e.TimeoutMS)
+			g.Scheduled += e.Scheduled
+			g.Sent += e.Sent
+			g.Dropped += e.Dropped
+			if e.LagP99MS > g.LagP99MS || g.LagWorst == "" {
+				g.LagP99MS, g.LagWorst = e.LagP99MS, e.Path
+			}
+			g.LagMaxMS = max(g.LagMaxMS, e.LagMaxMS)
+		}
+		g.Dependencies = len(deps)
+		g.Pools = GroupPools{}
+		for _, p := range c.Pools {
+			if !groupPool(p, deps) {
+				continue
+			}
+			gp := &g.Pools
+			if gp.Count == 0 {
+				gp.SizeMin, gp.SizeMax, gp.QueueMin, gp.QueueMax = p.Size, p.Size, p.Queue, p.Queue
+			}
+			gp.Count++
+			if !slices.Contains(gp.Kinds, p.Kind) {
+				gp.Kinds = append(gp.Kinds, p.Kind)
+			}
+			gp.SizeMin, gp.SizeMax = min(gp.SizeMin, p.Size), max(gp.SizeMax, p.Size)
+			gp.QueueMin, gp.QueueMax = min(gp.QueueMin, p.Queue), max(gp.QueueMax, p.Queue)
+			gp.MaxWaitMS = max(gp.MaxWaitMS, p.MaxWaitMS)
+		}
+		c.Invalid = foldReasons(c.Invalid, g)
+	}
+}
+
+// groupPool reports whether pool p holds only dependencies of the group (deps).
+func groupPool(p PoolInfo, deps map[string]bool) bool {
+	return len(p.Dependencies) > 0 && !slices.ContainsFunc(p.Dependencies, func(d string) bool { return !deps[d] })
+}
+
+// foldReasons replaces the reasons that name a member of g ("<path>: ...") by one reason naming
+// the group, the count, the first member's reason as an example and the worst send lag; it
+// records the members in g.InvalidMembers.
+func foldReasons(reasons []string, g *EndpointGroup) []string {
+	in := map[string]bool{}
+	for _, m := range g.Members {
+		in[m] = true
+	}
+	g.InvalidMembers = nil
+	var out []string
+	example, at := "", -1
+	for _, r := range reasons {
+		path, _, ok := strings.Cut(r, ": ")
+		if !ok || !in[path] {
+			out = append(out, r)
+			continue
+		}
+		if !slices.Contains(g.InvalidMembers, path) {
+			g.InvalidMembers = append(g.InvalidMembers, path)
+		}
+		if example == "" {
+			example, at = r, len(out)
+			out = append(out, "") // the group's reason goes where its first member's was
+		}
+	}
+	if at < 0 {
+		return reasons
+	}
+	out[at] = fmt.Sprintf("%s: %d of %d members invalid (worst send lag p99 %.2f ms, %s), e.g. %s",
+		g.Name, len(g.InvalidMembers), len(g.Members), g.LagP99MS, g.LagWorst, example)
+	return out
 }
 
 // Memory is one configuration's process memory and goroutines over its time line, from the
@@ -307,4 +439,98 @@ func (s *Summary) hubSection() string {
 	}
 	w("\n")
 	return b.String()
+}
+
+// memberNote is summary.json's note on a grouped run whose members' details were left out.
+const memberNote = "per-member statistics omitted: the endpoint groups' statistics are kept (exact, over their pooled requests) " +
+	"with each group's attacks and pools summed up; `bulkhead report --member-stats` keeps every member's"
+
+// withoutMembers returns a copy of s for summary.json in which grouped members appear only through
+// their group: their attacks, pools, per-phase statistics and aggregates are left out, and the
+// failure attribution of their requests is summed under the group. s is not changed. A run
+// without groups is returned as it is.
+func (s *Summary) withoutMembers() *Summary {
+	grouped := false
+	for _, c := range s.Configurations {
+		grouped = grouped || len(c.EndpointGroups) > 0
+	}
+	if !grouped {
+		return s
+	}
+	out := *s
+	out.MemberStats = memberNote
+	out.Configurations = make([]Configuration, len(s.Configurations))
+	groupOf := map[string]string{} // member -> group, over every configuration
+	for i, c := range s.Configurations {
+		member := map[string]string{}
+		deps := map[string]bool{}
+		for _, g := range c.EndpointGroups {
+			for _, m := range g.Members {
+				member[m], groupOf[m] = g.Name, g.Name
+			}
+		}
+		var eps []EndpointRun
+		for _, e := range c.Endpoints {
+			if member[e.Path] == "" {
+				eps = append(eps, e)
+				continue
+			}
+			for _, d := range e.Calls {
+				deps[d] = true
+			}
+		}
+		var pools []PoolInfo
+		for _, p := range c.Pools {
+			if !groupPool(p, deps) {
+				pools = append(pools, p)
+			}
+		}
+		c.Endpoints, c.Pools = eps, pools
+		phases := make([]Phase, len(c.Phases))
+		for pi, ph := range c.Phases {
+			kept := map[string]*Stats{}
+			for ep, st := range ph.Endpoints {
+				if member[ep] == "" {
+					kept[ep] = st
+				}
+			}
+			ph.Endpoints = kept
+			if ph.Cause != nil {
+				cause := *ph.Cause
+				cause.ByEndpoint = map[string]map[string]int{}
+				for ep, byRes := range ph.Cause.ByEndpoint {
+					name := ep
+					if g := member[ep]; g != "" {
+						name = g
+					}
+					if cause.ByEndpoint[name] == nil {
+						cause.ByEndpoint[name] = map[string]int{}
+					}
+					for r, n := range byRes {
+						cause.ByEndpoint[name][r] += n
+					}
+				}
+				ph.Cause = &cause
+			}
+			phases[pi] = ph
+		}
+		c.Phases = phases
+		out.Configurations[i] = c
+	}
+	out.Aggregates = make([]Aggregate, len(s.Aggregates))
+	for i, a := range s.Aggregates {
+		phases := make([]AggregatePhase, len(a.Phases))
+		for pi, ph := range a.Phases {
+			kept := map[string]map[string]Figure{}
+			for ep, f := range ph.Endpoints {
+				if groupOf[ep] == "" {
+					kept[ep] = f
+				}
+			}
+			phases[pi] = AggregatePhase{Name: ph.Name, Endpoints: kept}
+		}
+		a.Phases = phases
+		out.Aggregates[i] = a
+	}
+	return &out
 }

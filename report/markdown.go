@@ -40,16 +40,33 @@ func (s *Summary) markdown(jobs []plotJob) string {
 		c := &s.Configurations[0]
 		w("Client timeout of every dependency call: %s ms, identical in every configuration. Time buckets for the plots: %g s.\n\n", f1(c.ClientTimeoutMS), s.BucketS)
 		w("| endpoint | calls | rate (req/s) | arrivals | load generator timeout (ms) |\n|---|---|---|---|---|\n")
+		member := members(c)
 		for _, e := range c.Endpoints {
-			w("| %s | %s | %g | %s | %s |\n", e.Path, strings.Join(e.Calls, ", "), e.Rate, e.Arrivals, f1(e.TimeoutMS))
+			if member[e.Path] == "" {
+				w("| %s | %s | %g | %s | %s |\n", e.Path, strings.Join(e.Calls, ", "), e.Rate, e.Arrivals, f1(e.TimeoutMS))
+			}
+		}
+		for _, g := range c.EndpointGroups {
+			w("| %s | %d dependencies, one each | %s | %s | %s |\n", g.Name, g.Dependencies, span2(g.RateMin, g.RateMax, "%g"),
+				strings.Join(g.Arrivals, ", "), f1(g.TimeoutMS))
 		}
 		w("\n| configuration | mode | pool | kind | size | queue | max wait (ms) | dependencies |\n|---|---|---|---|---|---|---|---|\n")
 		for _, cf := range firstOfEachConfig(s.Configurations) {
 			if len(cf.Pools) == 0 {
 				w("| %s | %s | (none) | | | | | |\n", cf.Config, cf.Mode)
 			}
+			deps := groupDeps(cf)
 			for _, p := range cf.Pools {
-				w("| %s | %s | %s | %s | %d | %d | %s | %s |\n", cf.Config, cf.Mode, p.Name, p.Kind, p.Size, p.Queue, f1(p.MaxWaitMS), strings.Join(p.Dependencies, ", "))
+				if !groupPool(p, deps) {
+					w("| %s | %s | %s | %s | %d | %d | %s | %s |\n", cf.Config, cf.Mode, p.Name, p.Kind, p.Size, p.Queue, f1(p.MaxWaitMS), strings.Join(p.Dependencies, ", "))
+				}
+			}
+			for _, g := range cf.EndpointGroups {
+				if gp := g.Pools; gp.Count > 0 {
+					w("| %s | %s | %d pools, one per dependency of %s | %s | %s | %s | %s | %d dependencies |\n", cf.Config, cf.Mode, gp.Count, g.Name,
+						strings.Join(gp.Kinds, ", "), span2(float64(gp.SizeMin), float64(gp.SizeMax), "%.0f"),
+						span2(float64(gp.QueueMin), float64(gp.QueueMax), "%.0f"), f1(gp.MaxWaitMS), g.Dependencies)
+				}
 			}
 		}
 		w("\n| phase | start (s) | end (s) | faults (resolved) |\n|---|---|---|---|\n")
@@ -80,11 +97,24 @@ func (s *Summary) markdown(jobs []plotJob) string {
 	}
 	w("| configuration | endpoint | scheduled | sent | dropped | lag p99 (ms) | lag max (ms) |\n|---|---|---|---|---|---|---|\n")
 	for _, c := range s.Configurations {
+		member := members(&c)
 		for _, e := range c.Endpoints {
-			w("| %s | %s | %d | %d | %d | %.2f | %.2f |\n", c.Name, e.Path, e.Scheduled, e.Sent, e.Dropped, e.LagP99MS, e.LagMaxMS)
+			if member[e.Path] == "" {
+				w("| %s | %s | %d | %d | %d | %.2f | %.2f |\n", c.Name, e.Path, e.Scheduled, e.Sent, e.Dropped, e.LagP99MS, e.LagMaxMS)
+			}
+		}
+		for _, g := range c.EndpointGroups {
+			inv := ""
+			if len(g.InvalidMembers) > 0 {
+				inv = fmt.Sprintf(", %d invalid", len(g.InvalidMembers))
+			}
+			w("| %s | %s%s | %d | %d | %d | %.2f (worst member: %s) | %.2f |\n", c.Name, g.Name, inv, g.Scheduled, g.Sent, g.Dropped, g.LagP99MS, g.LagWorst, g.LagMaxMS)
 		}
 	}
 	w("\n")
+	if grouped(s.Configurations) {
+		w("A group's row sums its members' sends and shows the largest send lag of any member.\n\n")
+	}
 
 	w("## Verdicts\n\n")
 	if !s.Valid {
@@ -174,6 +204,48 @@ func (s *Summary) markdown(jobs []plotJob) string {
 	w("Run again (a new run folder; the seed is recorded in each manifest):\n\n```\n%s\n```\n\n", cmd)
 	w("Regenerate this report, summary.json and the plots from the raw files:\n\n```\nbulkhead report <this folder>\n```\n")
 	return b.String()
+}
+
+// members maps every grouped endpoint of c to its group's name.
+func members(c *Configuration) map[string]string {
+	m := map[string]string{}
+	for _, g := range c.EndpointGroups {
+		for _, p := range g.Members {
+			m[p] = g.Name
+		}
+	}
+	return m
+}
+
+// groupDeps returns the dependencies called by grouped endpoints of c (empty without groups).
+func groupDeps(c *Configuration) map[string]bool {
+	member := members(c)
+	deps := map[string]bool{}
+	for _, e := range c.Endpoints {
+		if member[e.Path] != "" {
+			for _, d := range e.Calls {
+				deps[d] = true
+			}
+		}
+	}
+	return deps
+}
+
+func grouped(cfgs []Configuration) bool {
+	for _, c := range cfgs {
+		if len(c.EndpointGroups) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// span2 writes a range "lo-hi", or one number when they are equal.
+func span2(lo, hi float64, format string) string {
+	if lo == hi {
+		return fmt.Sprintf(format, lo)
+	}
+	return fmt.Sprintf(format+"–"+format, lo, hi)
 }
 
 func ci(f Figure, prec int) string {

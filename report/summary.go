@@ -33,6 +33,9 @@ type Summary struct {
 	// scenario.yaml) judged on the run's numbers; ClaimsNote says why they could not be read.
 	Claims     []Claim `json:"claims"`
 	ClaimsNote string  `json:"claims_note,omitempty"`
+	// MemberStats says, for a run with endpoint groups, that summary.json leaves out the members'
+	// own attacks, pools and statistics (see GenerateOptions.MemberStats); empty otherwise.
+	MemberStats string `json:"member_stats,omitempty"`
 
 	dir string
 }

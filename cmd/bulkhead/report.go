@@ -11,7 +11,8 @@ import (
 )
 
 func newReportCmd() *cobra.Command {
-	return &cobra.Command{
+	var opts report.GenerateOptions
+	cmd := &cobra.Command{
 		Use:   "report <run-dir>",
 		Short: "Regenerate summary.json, report.md and plots of a run from its raw files",
 		Long: `Read a run folder's raw results, resource series and manifests, and write summary.json,
@@ -20,7 +21,7 @@ time, on another machine.`,
 		Example: `  bulkhead report results/20261130T090000Z-hypothesis`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			sum, err := report.Generate(args[0])
+			sum, err := report.GenerateWith(args[0], opts)
 			if err != nil {
 				return err
 			}
@@ -29,6 +30,9 @@ time, on another machine.`,
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&opts.MemberStats, "member-stats", false,
+		"keep every grouped endpoint's own statistics in summary.json (runs of more than 8 endpoints; large)")
+	return cmd
 }
 
 func newCompareCmd() *cobra.Command {
