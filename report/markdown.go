@@ -5,8 +5,8 @@ import (
 	"strings"
 )
 
-// question is seed 004's hypothesis in two sentences.
-const question = "Does one shared pool let a dependency that stalls just inside the client timeout starve " +
+// question004 is seed 004's hypothesis in two sentences.
+const question004 = "Does one shared pool let a dependency that stalls just inside the client timeout starve " +
 	"endpoints that never call it, and do per-dependency bulkheads keep those endpoints at their baseline? " +
 	"Seed 004 predicts that with a shared pool the unaffected endpoint degrades to the affected one's level " +
 	"within a few timeout periods, that split pools turn the slow calls into fast rejections at some cost in " +
@@ -30,10 +30,7 @@ func (s *Summary) markdown(jobs []plotJob) string {
 	var b strings.Builder
 	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	w("# %s: run %s\n\n", s.Scenario, s.RunID)
-	if s.Description != "" {
-		w("%s\n\n", strings.TrimSpace(s.Description))
-	}
-	w("## The question\n\n%s\n\n", question)
+	w("## The question\n\n%s", s.question())
 
 	w("## Settings\n\n")
 	if len(s.Configurations) > 0 {
@@ -80,9 +77,11 @@ func (s *Summary) markdown(jobs []plotJob) string {
 			}
 			w("| %s | %g | %g | %s |\n", ph.Name, ph.StartS, ph.EndS, strings.Join(d, "; "))
 		}
-		r := s.Roles
-		w("\nRoles found from the data: shared configuration %q, split configuration %q; latency-fault phase %q and error-fault phase %q on dependency %q; affected endpoints %v, unaffected %v; baseline phase %q.\n\n",
-			r.Shared, r.Split, r.LatencyPhase, r.ErrorPhase, r.FaultDependency, r.Affected, r.Unaffected, r.Baseline)
+		if s.predictionsApply() {
+			w("\nRoles found from the data for seed 004's predictions: %s.\n\n", rolesText(s.Roles))
+		} else {
+			w("\n")
+		}
 	}
 
 	w("## Validity\n\n")
@@ -204,6 +203,75 @@ func (s *Summary) markdown(jobs []plotJob) string {
 	w("Run again (a new run folder; the seed is recorded in each manifest):\n\n```\n%s\n```\n\n", cmd)
 	w("Regenerate this report, summary.json and the plots from the raw files:\n\n```\nbulkhead report <this folder>\n```\n")
 	return b.String()
+}
+
+// predictionsApply reports whether the run has the parts seed 004's predictions compare: a
+// shared or a split configuration, a latency or fast-error fault on one dependency, and
+// endpoints on both sides of it.
+func (s *Summary) predictionsApply() bool {
+	r := s.Roles
+	return (r.Shared != "" || r.Split != "") && (r.LatencyPhase != "" || r.ErrorPhase != "") &&
+		len(r.Affected) > 0 && len(r.Unaffected) > 0
+}
+
+// question is report.md's "The question" section: the scenario's description, then what the
+// report answers: the scenario's claims, seed 004's predictions where the run has their parts,
+// or neither.
+func (s *Summary) question() string {
+	var b strings.Builder
+	if d := strings.TrimSpace(s.Description); d != "" {
+		b.WriteString(d + "\n\n")
+	}
+	if len(s.Claims) > 0 {
+		b.WriteString("The scenario states its seed's claims as data; they are the question, each judged under **Claims** below:\n\n")
+		for _, c := range s.Claims {
+			fmt.Fprintf(&b, "- **%s**: %s\n", c.ID, mdCell(c.Says))
+		}
+		b.WriteString("\n")
+	}
+	switch {
+	case s.predictionsApply() && len(s.Claims) > 0:
+		b.WriteString("The run also has the parts seed 004's predictions compare, so they are judged too (**Verdicts**). Seed 004 asks: " + question004 + "\n\n")
+	case s.predictionsApply():
+		b.WriteString("The run has the parts seed 004's predictions compare (roles under **Settings**), so the report judges them (**Verdicts**). Seed 004 asks: " + question004 + "\n\n")
+	case len(s.Claims) == 0:
+		why := needRoles(s.Roles, "latency", "endpoints")
+		if s.Roles.Shared == "" && s.Roles.Split == "" {
+			why = strings.TrimPrefix(why+"; no shared or split configuration", "; ")
+		}
+		fmt.Fprintf(&b, "The scenario states no claims, and seed 004's predictions do not apply (%s): the report shows the measurements only.\n\n", why)
+	}
+	return b.String()
+}
+
+// rolesText lists the roles found, leaving out those not found.
+func rolesText(r Roles) string {
+	var parts, cfgs, faults []string
+	if r.Shared != "" {
+		cfgs = append(cfgs, "shared configuration "+r.Shared)
+	}
+	if r.Split != "" {
+		cfgs = append(cfgs, "split configuration "+r.Split)
+	}
+	if len(cfgs) > 0 {
+		parts = append(parts, strings.Join(cfgs, ", "))
+	}
+	if r.LatencyPhase != "" {
+		faults = append(faults, "a latency fault in phase "+r.LatencyPhase)
+	}
+	if r.ErrorPhase != "" {
+		faults = append(faults, "a fast-error fault in phase "+r.ErrorPhase)
+	}
+	if len(faults) > 0 {
+		parts = append(parts, "on dependency "+r.FaultDependency+", "+strings.Join(faults, " and "))
+	}
+	if len(r.Affected) > 0 {
+		parts = append(parts, "affected "+strings.Join(r.Affected, ", ")+", unaffected "+strings.Join(r.Unaffected, ", "))
+	}
+	if r.Baseline != "" {
+		parts = append(parts, "baseline phase "+r.Baseline)
+	}
+	return strings.Join(parts, "; ")
 }
 
 // members maps every grouped endpoint of c to its group's name.
