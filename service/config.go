@@ -104,7 +104,50 @@ type EndpointConfig struct {
 	Calls []string `json:"calls" yaml:"calls"`
 	// Deadline applies when Calls has more than one entry. The zero value means per-call.
 	Deadline Deadline `json:"deadline,omitempty" yaml:"deadline,omitempty"`
+	// Inbound, when non-nil, makes this an accept-fast endpoint (seed 000's "other direction",
+	// see inbound.go): it answers 202 at once and processes each request later, calling Calls in
+	// order under one slot of Inbound.Pool, deferring work that finds no slot. Deadline is then
+	// ignored.
+	Inbound *InboundConfig `json:"inbound,omitempty" yaml:"inbound,omitempty"`
 }
+
+// InboundConfig is the accept-then-defer shape of an inbound endpoint (seed 000: "take the
+// webhook, acknowledge it quickly, and let the slot limit control how fast you actually process
+// it"). Every zero value is documented.
+type InboundConfig struct {
+	// Pool names the pool (of Config.Pools) whose slots bound the processing: the inbound
+	// bulkhead. The processing of one item holds one slot of it while it calls the endpoint's
+	// dependencies, which then do not take a slot of their own pools. The pool may cover
+	// dependencies too (webhooks sharing the lookups' pool) or none (a pool for the inbound side
+	// alone). "" means no bulkhead: every item is processed at once.
+	Pool string `json:"pool,omitempty"`
+	// Attempts is how many times one item is tried (dispatched) before it is given up, loudly:
+	// counted, listed in the snapshot and logged. 0 means DefaultInboundAttempts.
+	Attempts int `json:"attempts,omitempty"`
+	// RetryDelay is how long a deferred item (no slot, or its calls failed) waits before it is
+	// dispatched again with its attempt counter one higher. 0 means DefaultInboundRetryDelay.
+	RetryDelay time.Duration `json:"retry_delay,omitempty"`
+	// MaxBacklog bounds the items accepted and not yet finished; a request over it is answered
+	// 503 rejected (reason backlog-full) so the sender keeps it and retries. 0 means
+	// DefaultInboundMaxBacklog.
+	MaxBacklog int `json:"max_backlog,omitempty"`
+	// Dedupe turns on a dedupe set keyed on each dispatch's fingerprint (endpoint, item id and
+	// attempt), the idempotency layer of seed 000's article four: a dispatch whose fingerprint was
+	// seen before is dropped as a duplicate. Redeliveries of an item id are dropped; deferred
+	// items are not, because their attempt counter changes the fingerprint.
+	Dedupe bool `json:"dedupe,omitempty"`
+	// OmitAttempt leaves the attempt counter out of the fingerprint: the seed's trap ("a
+	// re-dispatched command looks identical to the original and gets dropped as a duplicate").
+	// With Dedupe it makes every deferred item vanish; it exists to show that.
+	OmitAttempt bool `json:"omit_attempt,omitempty"`
+}
+
+// Inbound defaults, applied where InboundConfig fields are zero.
+const (
+	DefaultInboundAttempts   = 20
+	DefaultInboundRetryDelay = 100 * time.Millisecond
+	DefaultInboundMaxBacklog = 10000
+)
 
 // Config is the whole service. The zero values are documented per field; Validate reports
 // anything that cannot run.
@@ -300,6 +343,14 @@ func (c Config) Validate() error {
 		if e.Deadline != "" && e.Deadline != DeadlinePerCall && e.Deadline != DeadlineShared {
 			add("%s.deadline: %q must be per-call or shared", f, e.Deadline)
 		}
+		if in := e.Inbound; in != nil {
+			if in.Attempts < 0 || in.RetryDelay < 0 || in.MaxBacklog < 0 {
+				add("%s.inbound: attempts, retry_delay and max_backlog must be >= 0", f)
+			}
+			if in.Pool != "" && !slices.ContainsFunc(c.Pools, func(p PoolConfig) bool { return p.Name == in.Pool }) {
+				add("%s.inbound.pool: unknown pool %q", f, in.Pool)
+			}
+		}
 	}
 
 	covered := map[string]string{} // dependency -> pool
@@ -347,8 +398,8 @@ func (c Config) Validate() error {
 			}
 		}
 		for i, p := range c.Pools {
-			if len(p.Dependencies) == 0 {
-				add("pools[%d].dependencies: must not be empty in mode split", i)
+			if len(p.Dependencies) == 0 && !c.inboundPool(p.Name) {
+				add("pools[%d].dependencies: must not be empty in mode split (unless an inbound endpoint processes under it)", i)
 			}
 		}
 	}
@@ -384,4 +435,11 @@ func validatePool(f string, p PoolConfig) []string {
 		add("%s.max_wait: must be > 0 for a semaphore with queue_capacity > 0 (0 means never wait)", f)
 	}
 	return errs
+}
+
+// inboundPool reports whether an inbound endpoint processes under the pool named name.
+func (c Config) inboundPool(name string) bool {
+	return slices.ContainsFunc(c.Endpoints, func(e EndpointConfig) bool {
+		return e.Inbound != nil && e.Inbound.Pool == name
+	})
 }

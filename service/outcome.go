@@ -4,9 +4,12 @@ package service
 // can classify it without parsing free text.
 //
 //	200 ok                                      X-Bulkhead-Outcome: ok
+//	202 accepted for later processing           X-Bulkhead-Outcome: accepted
+//	    (inbound endpoints, see inbound.go)     X-Bulkhead-Item: <item id>
 //	503 rejected by a pool or an open breaker   X-Bulkhead-Outcome: rejected
 //	                                            X-Bulkhead-Pool: <pool name> or "breaker:<dep>"
 //	                                            X-Bulkhead-Reason: full | queue-full | wait-timeout | breaker-open
+//	                                                               | backlog-full (inbound; pool "inbound:<path>")
 //	504 a dependency call timed out             X-Bulkhead-Outcome: timeout
 //	502 a dependency failed                     X-Bulkhead-Outcome: upstream
 //	                                            X-Bulkhead-Reason: reset | refused | eof | status-500 | status-NNN | conn-limit | other
@@ -18,11 +21,15 @@ const (
 	HeaderPool       = "X-Bulkhead-Pool"
 	HeaderReason     = "X-Bulkhead-Reason"
 	HeaderDependency = "X-Bulkhead-Dependency"
+	// HeaderItem carries an inbound item's id: read from the request when the sender gives one
+	// (a webhook's delivery id), else assigned, and echoed on the 202.
+	HeaderItem = "X-Bulkhead-Item"
 )
 
 // Outcome values of HeaderOutcome.
 const (
 	OutcomeOK       = "ok"
+	OutcomeAccepted = "accepted"
 	OutcomeRejected = "rejected"
 	OutcomeTimeout  = "timeout"
 	OutcomeUpstream = "upstream"
@@ -34,4 +41,5 @@ const (
 	ReasonQueueFull   = "queue-full"
 	ReasonWaitTimeout = "wait-timeout"
 	ReasonBreakerOpen = "breaker-open"
+	ReasonBacklogFull = "backlog-full"
 )

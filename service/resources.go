@@ -2,8 +2,9 @@ package service
 
 // Resources flattens the snapshot into the scarce resources the report looks at, in a stable
 // order: for each pool "pool:<name>" then, when it has a queue, "queue:<name>"; for each
-// dependency "conns:<dep>", "calls:<dep>" and, with a breaker, "breaker:<dep>"; then
-// "inbound-conns", "outbound-conns", "goroutines", "heap-bytes" and "stack-bytes".
+// dependency "conns:<dep>", "calls:<dep>" and, with a breaker, "breaker:<dep>"; for each inbound
+// endpoint "inbound:<path>" and "retry:<path>"; then "inbound-conns", "outbound-conns",
+// "goroutines", "heap-bytes" and "stack-bytes".
 //
 //   - pool:<name>: Capacity is the pool size, InUse the slots held, Rejected the calls turned
 //     away because no slot came: reasons full and wait-timeout.
@@ -19,6 +20,11 @@ package service
 //   - breaker:<dep>: only when the dependency has a circuit breaker. Capacity 1, InUse 1 while
 //     the breaker is open and 0 while it is closed or half-open, so "saturated" means "open";
 //     Rejected counts the calls the breaker turned away.
+//   - inbound:<path>: an inbound endpoint's backlog (seed 000's webhooks). Capacity is its
+//     MaxBacklog, InUse the items accepted and not finished (in progress or waiting for a
+//     retry), Rejected the items given up after their last attempt.
+//   - retry:<path>: Capacity 0, InUse the deferred items waiting for their retry, Rejected the
+//     dispatches turned away (no slot in the inbound bulkhead, or the calls failed) and deferred.
 //   - inbound-conns: open inbound connections, Capacity MaxInboundConns. Rejected stays 0: over
 //     the cap, connections wait in the accept backlog rather than being refused.
 //   - outbound-conns: open connections to all dependencies, Capacity MaxOutboundConns,
@@ -28,7 +34,7 @@ package service
 //     (ProcessStats.HeapBytes, StackBytes), Capacity 0. Process-wide: a pool layout's own cost
 //     is the difference between two configurations run the same way.
 func (s Snapshot) Resources() []Resource {
-	rs := make([]Resource, 0, 2*len(s.Pools)+3*len(s.Dependencies)+5)
+	rs := make([]Resource, 0, 2*len(s.Pools)+3*len(s.Dependencies)+2*len(s.Inbound)+5)
 	for _, p := range s.Pools {
 		rs = append(rs, Resource{
 			Name:     "pool:" + p.Name,
@@ -69,6 +75,12 @@ func (s Snapshot) Resources() []Resource {
 			}
 			rs = append(rs, Resource{Name: "breaker:" + d.Name, Capacity: 1, InUse: open, Rejected: d.BreakerRejected})
 		}
+	}
+	for _, in := range s.Inbound {
+		rs = append(rs,
+			Resource{Name: "inbound:" + in.Endpoint, Capacity: in.MaxBacklog, InUse: in.Backlog, Rejected: in.GivenUp},
+			Resource{Name: "retry:" + in.Endpoint, InUse: in.Waiting, Rejected: in.Deferred + in.Failed},
+		)
 	}
 	pr := s.Process
 	return append(rs,

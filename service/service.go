@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log"
 	"net"
 	"net/http"
 	"runtime"
@@ -26,7 +27,9 @@ type Service struct {
 	byName    map[string]*dependency
 	handler   http.Handler
 	registry  *prometheus.Registry
-	afterFunc func(d time.Duration, f func()) (stop func() bool) // clock seam for request budgets
+	afterFunc func(d time.Duration, f func()) (stop func() bool) // clock seam for request budgets and inbound retries
+	logf      func(format string, args ...any)                   // reports given-up inbound items
+	inbounds  []*inbound                                         // accept-fast endpoints, in Config order
 
 	inFlight     atomic.Int64
 	inbound      atomic.Int64
@@ -59,6 +62,7 @@ func New(cfg Config) (*Service, error) {
 		afterFunc: func(d time.Duration, f func()) func() bool {
 			return time.AfterFunc(d, f).Stop
 		},
+		logf: log.Printf,
 	}
 	if cfg.MaxOutboundConns > 0 {
 		s.outboundPool = NewSemaphore(PoolConfig{Name: "outbound-conns", Size: cfg.MaxOutboundConns})
@@ -92,6 +96,10 @@ func New(cfg Config) (*Service, error) {
 	mux.HandleFunc("GET "+DebugResourcesPath, s.serveResources)
 	mux.Handle("GET "+MetricsPath, promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{}))
 	for _, e := range cfg.Endpoints {
+		if e.Inbound != nil {
+			mux.Handle(e.Path, s.inboundEndpoint(e))
+			continue
+		}
 		mux.Handle(e.Path, s.endpoint(e))
 	}
 	s.handler = mux
@@ -149,7 +157,9 @@ func (s *Service) serve(srv *http.Server, l net.Listener) error {
 }
 
 // Shutdown stops the server gracefully (no new connections; waits for in-flight requests until
-// ctx is done), then closes the pools (waiting for worker goroutines to exit) and the idle
+// ctx is done), then stops the inbound endpoints (deferred items are not retried and in-flight
+// processing is cancelled: both are counted as pending at stop; it waits for the processing
+// goroutines), then closes the pools (waiting for worker goroutines to exit) and the idle
 // connections to dependencies. It returns ctx's error if requests were still running when ctx
 // ended; the pools are closed in every case. It is safe to call when only Handler was used, and
 // more than once.
@@ -162,7 +172,12 @@ func (s *Service) Shutdown(ctx context.Context) error {
 		err = srv.Shutdown(ctx)
 		s.serving.Wait()
 	}
-	s.closeOnce.Do(s.closePools)
+	s.closeOnce.Do(func() {
+		for _, in := range s.inbounds {
+			in.close()
+		}
+		s.closePools()
+	})
 	for _, d := range s.deps {
 		d.transport.CloseIdleConnections()
 	}
@@ -255,7 +270,8 @@ func (s *Service) callAll(ctx context.Context, deps []*dependency, shared bool) 
 }
 
 // Snapshot returns the service's resource account at this instant. It takes no lock other than a
-// breaker's (for its state) and allocates only the result.
+// breaker's (for its state) and an inbound endpoint's (for its given-up ids), and allocates only
+// the result.
 func (s *Service) Snapshot() Snapshot {
 	snap := Snapshot{
 		Time:         time.Now(),
@@ -277,6 +293,9 @@ func (s *Service) Snapshot() Snapshot {
 	}
 	for _, d := range s.deps {
 		snap.Dependencies = append(snap.Dependencies, d.stats())
+	}
+	for _, in := range s.inbounds {
+		snap.Inbound = append(snap.Inbound, in.stats())
 	}
 	return snap
 }

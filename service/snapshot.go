@@ -8,7 +8,42 @@ type Snapshot struct {
 	Time         time.Time         `json:"time"`
 	Pools        []PoolStats       `json:"pools"`
 	Dependencies []DependencyStats `json:"dependencies"`
-	Process      ProcessStats      `json:"process"`
+	// Inbound has one entry per inbound (accept-fast) endpoint, in Config order.
+	Inbound []InboundStats `json:"inbound,omitempty"`
+	Process ProcessStats   `json:"process"`
+}
+
+// InboundStats is one inbound endpoint's account of its items. Counters are cumulative since
+// start. Every accepted item is in exactly one of: Backlog, Processed, GivenUp, Duplicates,
+// PendingAtStop.
+type InboundStats struct {
+	Endpoint string `json:"endpoint"`
+	Pool     string `json:"pool,omitempty"` // the inbound bulkhead, "" for none
+	// Accepted counts the requests answered 202; Refused those answered 503 backlog-full.
+	Accepted uint64 `json:"accepted"`
+	Refused  uint64 `json:"refused"`
+	// Backlog is the items accepted and not finished: InProgress (dispatched, waiting for or
+	// holding a slot) plus Waiting (deferred, waiting for their retry). MaxBacklog is its cap.
+	Backlog    int `json:"backlog"`
+	InProgress int `json:"in_progress"`
+	Waiting    int `json:"waiting"`
+	MaxBacklog int `json:"max_backlog"`
+	// Processed counts items whose calls succeeded.
+	Processed uint64 `json:"processed"`
+	// Deferred counts dispatches that found no slot (the pool rejected them); Failed those whose
+	// calls failed. Both were re-dispatched later or given up.
+	Deferred uint64 `json:"deferred"`
+	Failed   uint64 `json:"failed"`
+	// GivenUp counts items given up after their last attempt; GivenUpIDs lists the first
+	// MaxGivenUpIDs of them.
+	GivenUp    uint64   `json:"given_up"`
+	GivenUpIDs []string `json:"given_up_ids,omitempty"`
+	// Duplicates counts dispatches the dedupe set dropped (redeliveries, or deferred items whose
+	// fingerprint left out the attempt counter).
+	Duplicates uint64 `json:"duplicates"`
+	// PendingAtStop counts items still in the backlog when the service shut down: not processed,
+	// not silently lost either.
+	PendingAtStop uint64 `json:"pending_at_stop"`
 }
 
 // PoolStats is one pool's account. Counters are cumulative since start.
@@ -64,7 +99,8 @@ type ProcessStats struct {
 // "which resource ran out" analysis. Capacity 0 means unbounded (never saturates).
 type Resource struct {
 	// Name is "pool:<name>", "queue:<pool>", "conns:<dependency>", "calls:<dependency>",
-	// "breaker:<dependency>", "inbound-conns", "outbound-conns" or "goroutines".
+	// "breaker:<dependency>", "inbound:<path>", "retry:<path>", "inbound-conns",
+	// "outbound-conns" or "goroutines".
 	Name     string `json:"name"`
 	Capacity int    `json:"capacity"`
 	InUse    int    `json:"in_use"`
