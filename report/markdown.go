@@ -155,6 +155,10 @@ func (s *Summary) markdown(jobs []plotJob) string {
 				if pi >= len(c.Phases) {
 					continue
 				}
+				if ph := c.Phases[pi]; !ph.Reached {
+					w("| %s | %s |\n", c.Name, ph.Sentence)
+					continue
+				}
 				for _, ep := range endpointPaths(&c) {
 					st := c.Phases[pi].Endpoints[ep]
 					if st == nil {

@@ -44,6 +44,7 @@ func analyze(runDir string, bucket time.Duration) (*Summary, error) {
 			s.Scenario = c.manifest.Scenario
 		}
 		summarizeGroups(c) // many endpoints: one row and one invalid reason per group (groups.go)
+		markReached(c)
 		if !c.Valid {
 			if len(c.Invalid) == 0 {
 				s.Invalid = append(s.Invalid, name+": manifest marked invalid")
@@ -73,6 +74,34 @@ func analyze(runDir string, bucket time.Duration) (*Summary, error) {
 	}
 	s.Predictions = j.predictions()
 	return s, nil
+}
+
+// markReached marks the phases of an interrupted configuration that it never got to, and the
+// one it was cut short in, so that no report says of a phase that never ran that nothing ran out
+// and no request failed. The interruption time is the manifest's end; a configuration without
+// one (the process died) keeps every phase as reached.
+func markReached(c *Configuration) {
+	for i := range c.Phases {
+		c.Phases[i].Reached = true
+	}
+	m := c.manifest
+	if !c.Partial || m == nil || m.Ended.IsZero() || !m.Ended.After(m.Started) {
+		return
+	}
+	at := m.Ended.Sub(m.Started)
+	sec := at.Seconds()
+	c.InterruptedAtS = &sec
+	for i := range c.Phases {
+		ph := &c.Phases[i]
+		switch {
+		case at <= ph.start:
+			ph.Reached = false
+			ph.Sentence = fmt.Sprintf("not reached (the run was interrupted at %.1f s)", sec)
+		case at < ph.end:
+			ph.CutShort = true
+			ph.Sentence += fmt.Sprintf(" (the phase was cut short: the run was interrupted at %.1f s)", sec)
+		}
+	}
 }
 
 // Generate analyses runDir (see Analyze) and writes summary.json, report.md and the plots
@@ -128,7 +157,8 @@ func generate(runDir string, bucket time.Duration, plots bool, o ...GenerateOpti
 }
 
 // Verdicts returns a few lines for a terminal: each verdict with its evidence, then the
-// exhausted-resource sentence of every phase that had a fault or failures.
+// exhausted-resource sentence of every phase that had a fault or failures, or that an
+// interrupted run never reached.
 func (s *Summary) Verdicts() string {
 	var b strings.Builder
 	if !s.Valid {
@@ -140,7 +170,7 @@ func (s *Summary) Verdicts() string {
 	s.claimVerdicts(&b)
 	for _, c := range s.Configurations {
 		for _, ph := range c.Phases {
-			if len(ph.Faults) > 0 || ph.Cause != nil {
+			if len(ph.Faults) > 0 || ph.Cause != nil || !ph.Reached {
 				fmt.Fprintf(&b, "%s, %s: %s\n", c.Name, ph.Name, ph.Sentence)
 			}
 		}

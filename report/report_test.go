@@ -251,3 +251,97 @@ func TestAnalyzeErrors(t *testing.T) {
 		}
 	})
 }
+
+// An interrupted configuration's phases after the interruption are "not reached", never "nothing
+// ran out; no request failed", in report.md, Verdicts and summary.json (issue: polish item 3).
+func TestInterruptedRunSaysWhichPhasesWereNotReached(t *testing.T) {
+	dir := hypothesis().write(t, t.TempDir())
+	path := filepath.Join(dir, "shared", rundir.ManifestFile)
+	var m rundir.Manifest
+	if err := rundir.ReadJSON(path, &m); err != nil {
+		t.Fatal(err)
+	}
+	m.Partial, m.Valid, m.Ended = true, false, m.Started.Add(15*time.Second)
+	m.Invalid = []string{"interrupted before the end of the time line"}
+	if err := rundir.WriteJSON(path, m); err != nil {
+		t.Fatal(err)
+	}
+	s, err := generate(dir, DefaultBucket, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const notReached = "not reached (the run was interrupted at 15.0 s)"
+	tests := []struct {
+		cfg, phase string
+		reached    bool
+		cutShort   bool
+	}{
+		{"shared", "baseline", true, false},
+		{"shared", "slow-a", true, true},
+		{"shared", "errors-a", false, false},
+		{"shared", "mild-a", false, false},
+		{"split", "mild-a", true, false}, // ran to the end
+	}
+	for _, tt := range tests {
+		t.Run(tt.cfg+"/"+tt.phase, func(t *testing.T) {
+			var ph *Phase
+			for i := range s.Configurations {
+				for j := range s.Configurations[i].Phases {
+					if s.Configurations[i].Name == tt.cfg && s.Configurations[i].Phases[j].Name == tt.phase {
+						ph = &s.Configurations[i].Phases[j]
+					}
+				}
+			}
+			if ph == nil {
+				t.Fatal("phase missing")
+			}
+			if ph.Reached != tt.reached || ph.CutShort != tt.cutShort {
+				t.Errorf("reached %t cut short %t, want %t %t", ph.Reached, ph.CutShort, tt.reached, tt.cutShort)
+			}
+			if got := ph.Sentence == notReached; got == tt.reached {
+				t.Errorf("sentence %q", ph.Sentence)
+			}
+			if tt.cutShort && !strings.HasSuffix(ph.Sentence, "(the phase was cut short: the run was interrupted at 15.0 s)") {
+				t.Errorf("sentence %q", ph.Sentence)
+			}
+		})
+	}
+	t.Run("Verdicts names the phases not reached", func(t *testing.T) {
+		v := s.Verdicts()
+		for _, want := range []string{"shared, errors-a: " + notReached, "shared, mild-a: " + notReached} {
+			if !strings.Contains(v, want) {
+				t.Errorf("Verdicts lacks %q:\n%s", want, v)
+			}
+		}
+	})
+	t.Run("report.md says not reached, never that nothing failed there", func(t *testing.T) {
+		md, err := os.ReadFile(filepath.Join(dir, rundir.ReportFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"- errors-a: " + notReached + ".", "| shared | " + notReached + " |"} {
+			if !strings.Contains(string(md), want) {
+				t.Errorf("report.md lacks %q", want)
+			}
+		}
+	})
+	t.Run("summary.json has reached false", func(t *testing.T) {
+		var raw struct {
+			Configurations []struct {
+				Name           string   `json:"name"`
+				InterruptedAtS *float64 `json:"interrupted_at_s"`
+				Phases         []struct {
+					Name    string `json:"name"`
+					Reached *bool  `json:"reached"`
+				} `json:"phases"`
+			} `json:"configurations"`
+		}
+		if err := rundir.ReadJSON(filepath.Join(dir, rundir.SummaryFile), &raw); err != nil {
+			t.Fatal(err)
+		}
+		c := raw.Configurations[0]
+		if c.InterruptedAtS == nil || *c.InterruptedAtS != 15 || c.Phases[2].Reached == nil || *c.Phases[2].Reached || !*c.Phases[0].Reached {
+			t.Errorf("summary.json: %+v", c)
+		}
+	})
+}

@@ -62,6 +62,9 @@ type Configuration struct {
 	Timeline map[string][]Bucket `json:"timeline"`
 	// Outside counts results whose send offset lies in no phase.
 	Outside int `json:"outside,omitempty"`
+	// InterruptedAtS is, for a configuration cut short (Partial), when it stopped: seconds from
+	// the attack start to the manifest's end; null otherwise.
+	InterruptedAtS *float64 `json:"interrupted_at_s,omitempty"`
 	// EndpointGroups and Memory: see groups.go (many endpoints; process memory).
 	EndpointGroups []EndpointGroup `json:"endpoint_groups,omitempty"`
 	Memory         *Memory         `json:"memory,omitempty"`
@@ -99,7 +102,11 @@ type Phase struct {
 	Name   string  `json:"name"`
 	StartS float64 `json:"start_s"`
 	EndS   float64 `json:"end_s"`
-	Faults []Fault `json:"faults,omitempty"`
+	// Reached is false for a phase an interrupted run never got to (its statistics are empty
+	// and its Sentence says so); CutShort is true for the phase the interruption fell in.
+	Reached  bool    `json:"reached"`
+	CutShort bool    `json:"cut_short,omitempty"`
+	Faults   []Fault `json:"faults,omitempty"`
 	// Endpoints maps each endpoint path to the statistics of the requests sent in the phase.
 	Endpoints map[string]*Stats `json:"endpoints"`
 	// Exhausted lists every bounded resource (capacity > 0) seen in the phase, saturated first.
