@@ -40,7 +40,7 @@ func ClassType(class string) string {
 // (service.HeaderOutcome, service.HeaderReason) and, for transport errors (Code 0), its error text.
 // The set of classes is bounded: details are sanitised and never carry ports or addresses.
 //
-//	2xx                                   ok
+//	2xx (an inbound endpoint's 202 accepted too)  ok
 //	503 + outcome rejected                rejected:<reason>       (reason "unknown" if missing)
 //	504 + outcome timeout                 timeout:dependency
 //	502 + outcome upstream                upstream:<reason>       (reason "unknown" if missing)

@@ -281,7 +281,7 @@ func validateAttacks(attacks []Attack, duration time.Duration) error {
 			return fmt.Errorf("attack %q: no writer for results: %w", a.Name, ErrInvalid)
 		}
 		seen[a.Name] = true
-		if err := checkRate(a.Pacer.Rate(0)); err != nil {
+		if err := checkRate(peakRate(a.Pacer)); err != nil {
 			return fmt.Errorf("attack %q: pacer rate: %w", a.Name, err)
 		}
 		u, err := url.Parse(a.URL)

@@ -1,0 +1,37 @@
+package loadgen
+
+import (
+	"net/http"
+	"testing"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+
+	"github.com/bulkheadlab/bulkhead/service"
+)
+
+// An inbound endpoint's 202 accepted is a success: the item was taken, to be processed later;
+// its own 503 backlog-full is a rejection like a pool's.
+func TestClassifyInbound(t *testing.T) {
+	tests := []struct {
+		name    string
+		code    uint16
+		outcome string
+		reason  string
+		want    string
+	}{
+		{"202 accepted", 202, service.OutcomeAccepted, "", ClassOK},
+		{"503 backlog full", 503, service.OutcomeRejected, service.ReasonBacklogFull, "rejected:backlog-full"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := http.Header{}
+			h.Set(service.HeaderOutcome, tt.outcome)
+			if tt.reason != "" {
+				h.Set(service.HeaderReason, tt.reason)
+			}
+			if got := Classify(&vegeta.Result{Code: tt.code, Headers: h}); got != tt.want {
+				t.Errorf("Classify = %q; want %q", got, tt.want)
+			}
+		})
+	}
+}
