@@ -2,25 +2,36 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/bulkheadlab/bulkhead/report"
 	"github.com/bulkheadlab/bulkhead/rundir"
+	"github.com/bulkheadlab/bulkhead/sweep"
 )
 
 func newReportCmd() *cobra.Command {
 	var opts report.GenerateOptions
 	cmd := &cobra.Command{
-		Use:   "report <run-dir>",
-		Short: "Regenerate summary.json, report.md and plots of a run from its raw files",
+		Use:   "report <run-dir | sweep-dir>",
+		Short: "Regenerate summary.json, report.md and plots of a run (or sweep.md of a sweep) from its files",
 		Long: `Read a run folder's raw results, resource series and manifests, and write summary.json,
 report.md and plots/ into it. Raw files are never modified, so a report can be regenerated at any
-time, on another machine.`,
-		Example: `  bulkhead report results/20261130T090000Z-hypothesis`,
-		Args:    cobra.ExactArgs(1),
+time, on another machine.
+
+Given a sweep folder (one holding sweep.json), regenerate sweep.md and the heatmaps from sweep.json
+instead, with the verdicts recomputed (the same as bulkhead sweep --report).`,
+		Example: `  bulkhead report results/20261130T090000Z-hypothesis
+  bulkhead report results/20261130T090000Z-hypothesis --member-stats
+  bulkhead report results/20261130T090000Z-sweep-hypothesis`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, err := os.Stat(filepath.Join(args[0], sweep.SweepFile)); err == nil {
+				return reportSweep(cmd.OutOrStdout(), args[0])
+			}
 			sum, err := report.GenerateWith(args[0], opts)
 			if err != nil {
 				return err
@@ -33,6 +44,22 @@ time, on another machine.`,
 	cmd.Flags().BoolVar(&opts.MemberStats, "member-stats", false,
 		"keep every grouped endpoint's own statistics in summary.json (runs of more than 8 endpoints; large)")
 	return cmd
+}
+
+// reportSweep regenerates a sweep folder's sweep.md and heatmaps from its sweep.json and prints
+// the findings.
+func reportSweep(out io.Writer, dir string) error {
+	sw, err := sweep.Report(dir)
+	if err != nil {
+		return err
+	}
+	for _, f := range sweep.Findings(sw) {
+		for _, s := range f.Sentences {
+			fmt.Fprintln(out, s)
+		}
+	}
+	fmt.Fprintf(out, "report: %s\n", filepath.Join(dir, sweep.ReportFile))
+	return nil
 }
 
 func newCompareCmd() *cobra.Command {

@@ -25,12 +25,14 @@ type sweepOptions struct {
 	Out           string
 	Toxiproxy     string
 	LagLimit      time.Duration
+	// Report is a sweep folder to re-report instead of running a sweep.
+	Report string
 }
 
 func newSweepCmd(runF func(*cobra.Command, *sweepOptions) error) *cobra.Command {
 	o := &sweepOptions{}
 	cmd := &cobra.Command{
-		Use:   "sweep <scenario.yaml | name>",
+		Use:   "sweep <scenario.yaml | name> | sweep --report <sweep-dir>",
 		Short: "Run a sizing sweep: pool size x fault delay x rate, drawn as heatmaps of shared vs split",
 		Long: `Run a sizing sweep over a base scenario that has a shared and a split configuration, a latency
 fault on one dependency, and endpoints on both sides of it (the built-in "hypothesis" has them).
@@ -42,12 +44,30 @@ results/<timestamp>-sweep-<scenario>/, and analyses it. It then writes sweep.jso
 unaffected endpoint's success rate and p99 and of the affected endpoint's success throughput
 (shared | split | comparison, one figure per rate), and sweep.md saying per rate where isolation
 starts to matter and where it costs more than it saves. Cells run one after the other; one line
-is printed per cell. Ctrl-C stops the running cell and reports the cells that ran.`,
+is printed per cell. Ctrl-C stops the running cell and reports the cells that ran.
+
+A scenario file may carry the default grid in a sweep: block (sizes, fractions, rates,
+phase_duration); each flag given overrides its part.
+
+With --report <sweep-dir>, nothing runs: sweep.md and the heatmaps are written again from the
+folder's sweep.json, with the verdicts recomputed.`,
 		Example: `  bulkhead sweep hypothesis
   bulkhead sweep hypothesis --sizes 4,10,20 --fractions 0.5,0.7,0.9,1.0 --rates 20/s,50/s
-  bulkhead sweep scenarios/hypothesis.yaml --rates 20/s --phase-duration 4s --out /tmp/results`,
-		Args: cobra.ExactArgs(1),
+  bulkhead sweep scenarios/hypothesis.yaml --rates 20/s --phase-duration 4s --out /tmp/results
+  bulkhead sweep --report results/20261130T090000Z-sweep-hypothesis`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if o.Report != "" && len(args) > 0 {
+				return fmt.Errorf("--report re-reports an existing sweep folder and takes no scenario, got %q", args[0])
+			}
+			if o.Report != "" {
+				return nil
+			}
+			return cobra.ExactArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.Report != "" {
+				return reportSweep(cmd.OutOrStdout(), o.Report)
+			}
 			o.Scenario = args[0]
 			if runF != nil {
 				return runF(cmd, o)
@@ -63,6 +83,7 @@ is printed per cell. Ctrl-C stops the running cell and reports the cells that ra
 	f.StringVarP(&o.Out, "out", "o", experiment.DefaultResultsRoot, "folder to create the sweep folder in")
 	f.StringVar(&o.Toxiproxy, "toxiproxy", "", "use an external toxiproxy-server at this API URL instead of the embedded one")
 	f.DurationVar(&o.LagLimit, "lag-limit", sweep.DefaultLagLimit, "send lag p99 above which a cell's run is invalid")
+	f.StringVar(&o.Report, "report", "", "regenerate sweep.md and the heatmaps of this sweep folder instead of running a sweep")
 	return cmd
 }
 

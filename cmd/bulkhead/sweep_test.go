@@ -3,11 +3,15 @@ package main
 import (
 	"bytes"
 	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/bulkheadlab/bulkhead/rundir"
 	"github.com/bulkheadlab/bulkhead/sweep"
 )
 
@@ -59,4 +63,60 @@ func TestSweepFlags(t *testing.T) {
 
 func fmtGrid(g sweep.Grid) string {
 	return joinInts(g.Sizes) + "|" + joinNums(g.Fractions, "") + "|" + joinNums(g.Rates, "")
+}
+
+// writeSweep writes a sweep folder holding only a one-cell sweep.json.
+func writeSweep(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	sw := sweep.Sweep{Scenario: "hypothesis", SweepID: "x", Base: "builtin:hypothesis",
+		Grid:       sweep.Grid{Sizes: []int{4}, Fractions: []float64{1}, Rates: []float64{20}},
+		Roles:      sweep.Roles{Shared: "shared", Split: "split", FaultDependency: "A", Affected: "/a", Unaffected: "/b", BaseSize: 10, Timeout: 500 * time.Millisecond},
+		Thresholds: sweep.DefaultThresholds, PhaseDurationS: 3, LagLimitMS: 10,
+		Cells: []sweep.CellResult{{Cell: sweep.Cell{Size: 4, Fraction: 1, Rate: 20}, RunDir: "run", Valid: true, SplitPools: []int{2, 2},
+			Shared: &sweep.Figures{UnaffectedSuccessRate: 0.5, AffectedThroughputRPS: 10, UnaffectedP99MS: 400},
+			Split:  &sweep.Figures{UnaffectedSuccessRate: 1, AffectedThroughputRPS: 5, UnaffectedP99MS: 8}}},
+	}
+	if err := rundir.WriteJSON(filepath.Join(dir, sweep.SweepFile), sw); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// A sweep folder is re-reported from its sweep.json by `sweep --report` and by `report`, which
+// recognises it by that file; nothing runs.
+func TestSweepReport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("draws heatmaps")
+	}
+	tests := []struct {
+		name string
+		args func(dir string) []string
+	}{
+		{"sweep --report", func(dir string) []string { return []string{"sweep", "--report", dir} }},
+		{"report on a sweep folder", func(dir string) []string { return []string{"report", dir} }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := writeSweep(t)
+			out, err := executeCommand(t, tt.args(dir)...)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			if !strings.Contains(out, "isolation starts to matter") || !strings.Contains(out, "report: "+filepath.Join(dir, sweep.ReportFile)) {
+				t.Errorf("output:\n%s", out)
+			}
+			for _, f := range []string{sweep.ReportFile, "plots/unaffected-success-r20.png"} {
+				if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	t.Run("--report takes no scenario", func(t *testing.T) {
+		_, err := executeCommand(t, "sweep", "--report", writeSweep(t), "hypothesis")
+		if err == nil || !strings.Contains(err.Error(), "takes no scenario") {
+			t.Errorf("err = %v", err)
+		}
+	})
 }
