@@ -88,20 +88,34 @@ func (s *Summary) plotJobs() []plotJob {
 				spec.HLines = []chart.Series{{Name: "client timeout", Y: []float64{c.ClientTimeoutMS}}}
 				return chart.Lines(path, spec)
 			}})
-		jobs = append(jobs, plotJob{file: c.Name + "-outcomes", title: c.Name + ": outcomes over time (stacked, per endpoint)",
+		// The panels share one Y range, so when the endpoints' rates differ by more than
+		// shareFrom a slow endpoint's failures would be a sliver: draw shares of each endpoint's
+		// requests instead.
+		shares := rateSpread(c) > shareFrom
+		outTitle, outLabel := c.Name+": outcomes over time (stacked, per endpoint)", "requests per second"
+		if shares {
+			outTitle, outLabel = c.Name+": outcomes over time (stacked share of each endpoint's requests)", "share of requests"
+		}
+		jobs = append(jobs, plotJob{file: c.Name + "-outcomes", title: outTitle,
 			draw: func(path string) error {
 				var specs []chart.Spec
 				for _, ep := range endpointPaths(c) {
 					bs := c.Timeline[ep]
-					specs = append(specs, chart.Spec{Title: ep, YLabel: "requests per second", Windows: windows(c), Series: []chart.Series{
-						timeSeries("success", bs, w, func(b Bucket) float64 { return float64(b.Successes) / w }),
-						timeSeries("timeout", bs, w, func(b Bucket) float64 { return float64(b.Errors.Timeout) / w }),
-						timeSeries("rejected", bs, w, func(b Bucket) float64 { return float64(b.Errors.Rejected) / w }),
-						timeSeries("upstream", bs, w, func(b Bucket) float64 { return float64(b.Errors.Upstream) / w }),
-						timeSeries("connection/other", bs, w, func(b Bucket) float64 { return float64(b.Errors.Connection+b.Errors.Other) / w }),
+					per := func(n func(Bucket) int) func(Bucket) float64 {
+						if shares {
+							return func(b Bucket) float64 { return float64(n(b)) / float64(b.Requests) }
+						}
+						return func(b Bucket) float64 { return float64(n(b)) / w }
+					}
+					specs = append(specs, chart.Spec{Title: ep, YLabel: outLabel, Windows: windows(c), Series: []chart.Series{
+						timeSeries("success", bs, w, per(func(b Bucket) int { return b.Successes })),
+						timeSeries("timeout", bs, w, per(func(b Bucket) int { return b.Errors.Timeout })),
+						timeSeries("rejected", bs, w, per(func(b Bucket) int { return b.Errors.Rejected })),
+						timeSeries("upstream", bs, w, per(func(b Bucket) int { return b.Errors.Upstream })),
+						timeSeries("connection/other", bs, w, per(func(b Bucket) int { return b.Errors.Connection + b.Errors.Other })),
 					}})
 				}
-				return chart.Panels(path, c.Name+": outcomes over time", specs, chart.KindStacked)
+				return chart.Panels(path, outTitle, specs, chart.KindStacked)
 			}})
 		if res := resourceSeries(c); len(res.Series) > 0 {
 			jobs = append(jobs, plotJob{file: c.Name + "-resources", title: c.Name + ": pool occupancy and queue depth against capacity",
@@ -114,18 +128,27 @@ func (s *Summary) plotJobs() []plotJob {
 		if len(s.Roles.Unaffected) > 0 {
 			focus = "unaffected: " + strings.Join(s.Roles.Unaffected, ", ")
 		}
+		var names []string
+		for _, c := range groups {
+			names = append(names, c.Name)
+		}
+		versus := strings.Join(names, " vs ")
 		side := func(file, what, ylabel string, logY bool, f func(Bucket) float64) plotJob {
 			return plotJob{file: file, title: fmt.Sprintf("%s per configuration, side by side (%s)", what, focus),
 				draw: func(path string) error {
 					var specs []chart.Spec
 					for _, c := range groups {
-						spec := chart.Spec{Title: c.Name + " (" + c.Mode + ")", YLabel: ylabel, LogY: logY, Windows: windows(c)}
+						title := c.Name
+						if c.Mode != "" && c.Mode != c.Name {
+							title += " (" + c.Mode + ")"
+						}
+						spec := chart.Spec{Title: title, YLabel: ylabel, LogY: logY, Windows: windows(c)}
 						for _, ep := range endpointPaths(c) {
 							spec.Series = append(spec.Series, timeSeries(ep, c.Timeline[ep], w, f))
 						}
 						specs = append(specs, spec)
 					}
-					return chart.Panels(path, fmt.Sprintf("%s, shared vs split (%s)", what, focus), specs, chart.KindLines)
+					return chart.Panels(path, fmt.Sprintf("%s, %s (%s)", what, versus, focus), specs, chart.KindLines)
 				}}
 		}
 		jobs = append(jobs,
@@ -169,8 +192,37 @@ func firstOfEachConfig(cfgs []Configuration) []*Configuration {
 	return out
 }
 
+// shareFrom is the spread of endpoint rates (largest / smallest) above which the outcome panels
+// show shares of requests rather than requests per second.
+const shareFrom = 5
+
+// rateSpread is the largest endpoint rate of c over the smallest (1 with one endpoint or none).
+func rateSpread(c *Configuration) float64 {
+	lo, hi := 0.0, 0.0
+	for _, ep := range endpointPaths(c) {
+		n := 0
+		for _, b := range c.Timeline[ep] {
+			n += b.Requests
+		}
+		r := float64(n)
+		if r == 0 {
+			continue
+		}
+		if lo == 0 || r < lo {
+			lo = r
+		}
+		hi = max(hi, r)
+	}
+	if lo == 0 {
+		return 1
+	}
+	return hi / lo
+}
+
 // resourceSeries plots every pool and queue (and any other bounded resource) over time with its
-// capacity as a dashed line.
+// capacity as a dashed line. Pools and queues are drawn last, over the other resources (the calls
+// in flight to a dependency often equal its pool's occupancy and would hide it); resources of the
+// same capacity share one capacity line.
 func resourceSeries(c *Configuration) chart.Spec {
 	spec := chart.Spec{Title: c.Name + ": resources in use against capacity", YLabel: "in use (slots, queued, connections)", Windows: windows(c)}
 	idx := map[string]int{}
@@ -193,10 +245,28 @@ func resourceSeries(c *Configuration) chart.Spec {
 		caps[r.Resource] = max(caps[r.Resource], r.Capacity)
 	}
 	slices.Sort(names)
-	for _, n := range names {
-		if caps[n] > 0 {
-			spec.HLines = append(spec.HLines, chart.Series{Name: n + " capacity", Y: []float64{float64(caps[n])}})
+	top := func(name string) bool { return strings.HasPrefix(name, "pool:") || strings.HasPrefix(name, "queue:") }
+	slices.SortStableFunc(spec.Series, func(a, b chart.Series) int {
+		switch {
+		case top(a.Name) == top(b.Name):
+			return 0
+		case top(a.Name):
+			return 1
 		}
+		return -1
+	})
+	byCap := map[int][]string{}
+	var capsInOrder []int
+	for _, n := range names {
+		if k := caps[n]; k > 0 {
+			if byCap[k] == nil {
+				capsInOrder = append(capsInOrder, k)
+			}
+			byCap[k] = append(byCap[k], n)
+		}
+	}
+	for _, k := range capsInOrder {
+		spec.HLines = append(spec.HLines, chart.Series{Name: fmt.Sprintf("capacity %d (%s)", k, strings.Join(byCap[k], ", ")), Y: []float64{float64(k)}})
 	}
 	return spec
 }

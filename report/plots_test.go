@@ -1,0 +1,70 @@
+package report
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/bulkheadlab/bulkhead/report/chart"
+	"github.com/bulkheadlab/bulkhead/rundir"
+)
+
+// Pools and queues are drawn over the calls in flight (which often equal them), and resources of
+// one capacity share one capacity line.
+func TestResourceSeriesOrderAndCapacities(t *testing.T) {
+	c := &Configuration{Name: "split"}
+	for _, at := range []time.Duration{0, time.Second} {
+		c.resources = append(c.resources,
+			rundir.ResourceSample{T: at, Resource: "pool:A", Capacity: 5, InUse: 5},
+			rundir.ResourceSample{T: at, Resource: "calls:A", Capacity: 5, InUse: 5},
+			rundir.ResourceSample{T: at, Resource: "queue:A", Capacity: 10, InUse: 1},
+			rundir.ResourceSample{T: at, Resource: "goroutines", InUse: 99})
+	}
+	spec := resourceSeries(c)
+	var got []string
+	for _, s := range spec.Series {
+		got = append(got, s.Name)
+	}
+	if want := []string{"calls:A", "pool:A", "queue:A"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("series %v, want %v (unbounded ones left out, pools and queues last)", got, want)
+	}
+	want := []chart.Series{{Name: "capacity 5 (calls:A, pool:A)", Y: []float64{5}}, {Name: "capacity 10 (queue:A)", Y: []float64{10}}}
+	if !reflect.DeepEqual(spec.HLines, want) {
+		t.Errorf("capacity lines %+v, want %+v", spec.HLines, want)
+	}
+}
+
+// Outcome panels switch to shares of requests when the endpoints' rates differ by more than
+// shareFrom, so a slow endpoint's failures do not vanish on the fast one's scale.
+func TestRateSpread(t *testing.T) {
+	timeline := func(perBucket ...int) []Bucket {
+		var bs []Bucket
+		for _, n := range perBucket {
+			bs = append(bs, Bucket{Requests: n})
+		}
+		return bs
+	}
+	tests := []struct {
+		name   string
+		tl     map[string][]Bucket
+		want   float64
+		shares bool
+	}{
+		{"equal rates", map[string][]Bucket{"/a": timeline(50, 50), "/b": timeline(50, 50)}, 1, false},
+		{"carriers: 20/s against 5/s", map[string][]Bucket{"/a": timeline(5, 5), "/b": timeline(20, 20)}, 4, false},
+		{"orders: 200/s against 10/s", map[string][]Bucket{"/order": timeline(200, 200), "/slow": timeline(10, 10)}, 20, true},
+		{"an endpoint without requests is left out", map[string][]Bucket{"/a": timeline(50), "/b": timeline(0)}, 1, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &Configuration{Timeline: tt.tl}
+			for p := range tt.tl {
+				c.Endpoints = append(c.Endpoints, EndpointRun{Path: p})
+			}
+			got := rateSpread(c)
+			if got != tt.want || (got > shareFrom) != tt.shares {
+				t.Errorf("rateSpread = %g, want %g (shares %t)", got, tt.want, tt.shares)
+			}
+		})
+	}
+}
