@@ -14,6 +14,36 @@ const question004 = "Does one shared pool let a dependency that stalls just insi
 
 func f1(v float64) string { return fmt.Sprintf("%.1f", v) }
 
+// f1n is f1 for a figure over n requests: "–" when there were none, rather than a 0.0 that reads
+// as a measured latency.
+func f1n(v float64, n int) string {
+	if n == 0 {
+		return "–"
+	}
+	return f1(v)
+}
+
+// rate1 writes a success rate with one decimal, never rounding a rate with failures up to
+// 100.0% nor one with successes down to 0.0%; "–" for no requests.
+func rate1(st *Stats) string {
+	if st.Requests == 0 {
+		return "–"
+	}
+	v := fmt.Sprintf("%.1f%%", 100*st.SuccessRate)
+	switch {
+	case st.Successes < st.Requests && v == "100.0%":
+		return ">99.9%"
+	case st.Successes > 0 && v == "0.0%":
+		return "<0.1%"
+	}
+	return v
+}
+
+// plotRef embeds a plot's PNG with a link to its SVG (the vector one, for documents).
+func plotRef(title, file string) string {
+	return fmt.Sprintf("### %s\n\n![%s](plots/%s.png)\n\n[SVG](plots/%s.svg)\n\n", title, title, file, file)
+}
+
 func holdsMark(p Prediction) string {
 	switch p.Verdict {
 	case VerdictHolds:
@@ -117,7 +147,7 @@ func (s *Summary) markdown(jobs []plotJob) string {
 
 	w("## Verdicts\n\n")
 	if !s.Valid {
-		w("No verdicts: %s.\n\n", s.NoVerdicts)
+		w("No verdicts: the run is invalid (the reasons are under **Validity**), so seed 004's predictions are not judged.\n\n")
 	} else {
 		w("| prediction | claim | verdict | evidence |\n|---|---|---|---|\n")
 		for _, p := range s.Predictions {
@@ -134,7 +164,11 @@ func (s *Summary) markdown(jobs []plotJob) string {
 
 	w("## What ran out\n\n")
 	for _, c := range s.Configurations {
-		w("**%s** (%s)\n\n", c.Name, c.Mode)
+		if c.Mode != c.Name {
+			w("**%s** (%s)\n\n", c.Name, c.Mode)
+		} else {
+			w("**%s**\n\n", c.Name)
+		}
 		for _, ph := range c.Phases {
 			w("- %s: %s.\n", ph.Name, ph.Sentence)
 		}
@@ -145,7 +179,7 @@ func (s *Summary) markdown(jobs []plotJob) string {
 
 	w("## Numbers per phase\n\n")
 	w("Exact quantiles (nearest rank over every request of the slice, sorted), in ms; a request belongs to the phase containing its send time. ")
-	w("\"ok p99\" and \"fail p99\" are the p99 of successes and of failures; ok/s is successful throughput.\n\n")
+	w("\"ok p99\" and \"fail p99\" are the p99 of successes and of failures (– when there were none); ok/s is successful throughput.\n\n")
 	if len(s.Configurations) > 0 {
 		for pi, ph := range s.Configurations[0].Phases {
 			w("### %s (%g to %g s)\n\n", ph.Name, ph.StartS, ph.EndS)
@@ -164,9 +198,10 @@ func (s *Summary) markdown(jobs []plotJob) string {
 					if st == nil {
 						continue
 					}
-					w("| %s | %s | %d | %.1f%% | %s | %s | %s | %s | %s | %s | %s | %d | %d | %d | %d | %d | %s |\n",
-						c.Name, ep, st.Requests, 100*st.SuccessRate, f1(st.P50MS), f1(st.P90MS), f1(st.P99MS), f1(st.P999MS), f1(st.MaxMS),
-						f1(st.Success.P99MS), f1(st.Failure.P99MS), st.Errors.Timeout, st.Errors.Rejected, st.Errors.Upstream,
+					w("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %d | %d | %d | %d | %d | %s |\n",
+						c.Name, ep, st.Requests, rate1(st), f1n(st.P50MS, st.Requests), f1n(st.P90MS, st.Requests), f1n(st.P99MS, st.Requests),
+						f1n(st.P999MS, st.Requests), f1n(st.MaxMS, st.Requests),
+						f1n(st.Success.P99MS, st.Success.Count), f1n(st.Failure.P99MS, st.Failure.Count), st.Errors.Timeout, st.Errors.Rejected, st.Errors.Upstream,
 						st.Errors.Connection, st.Errors.Other, f1(st.ThroughputRPS))
 				}
 			}
@@ -194,8 +229,9 @@ func (s *Summary) markdown(jobs []plotJob) string {
 
 	if len(jobs) > 0 {
 		w("## Plots\n\n")
+		w("Each figure is a PNG; the SVG link under it is the same figure as vectors, with its fonts embedded.\n\n")
 		for _, j := range jobs {
-			w("### %s\n\n![%s](plots/%s.png)\n\n", j.title, j.title, j.file)
+			b.WriteString(plotRef(j.title, j.file))
 		}
 	}
 
@@ -362,7 +398,7 @@ func compareMarkdown(sums []*Summary, jobs []plotJob) string {
 			for _, ph := range c.Phases {
 				for _, ep := range eps {
 					if st := ph.Endpoints[ep]; st != nil {
-						w("| %s | %s | %s | %s | %.1f%% | %s | %s |\n", s.RunID, c.Name, ph.Name, ep, 100*st.SuccessRate, f1(st.P99MS), f1(st.ThroughputRPS))
+						w("| %s | %s | %s | %s | %s | %s | %s |\n", s.RunID, c.Name, ph.Name, ep, rate1(st), f1(st.P99MS), f1(st.ThroughputRPS))
 					}
 				}
 			}
@@ -370,7 +406,7 @@ func compareMarkdown(sums []*Summary, jobs []plotJob) string {
 	}
 	w("\n")
 	for _, j := range jobs {
-		w("### %s\n\n![%s](plots/%s.png)\n\n", j.title, j.title, j.file)
+		b.WriteString(plotRef(j.title, j.file))
 	}
 	return b.String()
 }

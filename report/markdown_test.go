@@ -50,3 +50,28 @@ func TestQuestion(t *testing.T) {
 		})
 	}
 }
+
+// A success rate never reads as 100.0% when a request failed, nor 0.0% when one succeeded, and a
+// latency over no requests is "–", not a measured 0.0.
+func TestTableNumbers(t *testing.T) {
+	tests := []struct {
+		name string
+		got  string
+		want string
+	}{
+		{"all successes", rate1(&Stats{Requests: 10, Successes: 10, SuccessRate: 1}), "100.0%"},
+		{"one failure in 5000", rate1(&Stats{Requests: 5000, Successes: 4999, SuccessRate: 0.9998}), ">99.9%"},
+		{"one success in 5000", rate1(&Stats{Requests: 5000, Successes: 1, SuccessRate: 0.0002}), "<0.1%"},
+		{"half", rate1(&Stats{Requests: 10, Successes: 5, SuccessRate: 0.5}), "50.0%"},
+		{"no requests", rate1(&Stats{}), "–"},
+		{"latency of no requests", f1n(0, 0), "–"},
+		{"latency of some", f1n(12.34, 3), "12.3"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.got != tt.want {
+				t.Errorf("got %q, want %q", tt.got, tt.want)
+			}
+		})
+	}
+}

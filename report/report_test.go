@@ -189,8 +189,8 @@ func TestGenerateWritesOutputsAndLeavesConfigurationsAlone(t *testing.T) {
 				t.Errorf("plot %s%s: %v", j.file, ext, err)
 			}
 		}
-		if !strings.Contains(string(report), "(plots/"+j.file+".png)") {
-			t.Errorf("report.md does not embed %s", j.file)
+		if !strings.Contains(string(report), "(plots/"+j.file+".png)\n\n[SVG](plots/"+j.file+".svg)") {
+			t.Errorf("report.md does not embed %s with a link to its SVG", j.file)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, rundir.SummaryFile)); err != nil {

@@ -36,7 +36,7 @@ func Write(dir string, sw *Sweep) error {
 			if err := chart.HeatmapPanels(filepath.Join(dir, PlotsDir, name), title, heatmaps(sw, rate, m)); err != nil {
 				return fmt.Errorf("sweep plots: %w", err)
 			}
-			figs = append(figs, figureRef{rate: rate, title: title, file: filepath.Join(PlotsDir, name+".png")})
+			figs = append(figs, figureRef{rate: rate, title: title, file: filepath.Join(PlotsDir, name)})
 		}
 	}
 	if err := rundir.WriteFile(filepath.Join(dir, ReportFile), []byte(markdown(sw, figs))); err != nil {
@@ -211,7 +211,7 @@ func markdown(sw *Sweep, figs []figureRef) string {
 		}
 		for _, fg := range figs {
 			if fg.rate == f.Rate {
-				w("![%s](%s)\n\n", fg.title, fg.file)
+				w("![%s](%s.png)\n\n[SVG](%s.svg)\n\n", fg.title, fg.file, fg.file)
 			}
 		}
 	}
