@@ -342,7 +342,7 @@ func noun(r string) string {
 func pct(x float64) string { return fmt.Sprintf("%.0f%%", 100*x) }
 
 // sentence says what ran out in a phase and what it explains, e.g. "the shared pool saturated
-// 1.2 s after the fault began and stayed at 10/10 for 96% of the fault; 88% of /b failures were
+// 1.2 s after the fault began and was at 10/10 for 96% of the fault; 88% of /b failures were
 // rejections by that pool".
 func sentence(mode string, ph *Phase, sampled bool) string {
 	var sat []Exhausted
@@ -383,7 +383,7 @@ func sentence(mode string, ph *Phase, sampled bool) string {
 		default:
 			when = fmt.Sprintf("%.1f s into the phase", *top.FirstSaturatedS)
 		}
-		fmt.Fprintf(&b, "%s saturated %s and stayed at %d/%d for %s of the %s",
+		fmt.Fprintf(&b, "%s saturated %s and was at %d/%d for %s of the %s",
 			describeResource(top.Resource), when, top.Capacity, top.Capacity, pct(top.SaturatedShare), span)
 		var also []string
 		for _, e := range sat {

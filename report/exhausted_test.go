@@ -92,7 +92,7 @@ func TestExhaustedSharedPool(t *testing.T) {
 		}
 	})
 	t.Run("fault phase sentence", func(t *testing.T) {
-		want := "the shared pool saturated 1.2 s after the fault began and stayed at 10/10 for 88% of the fault; 80% of /b failures were rejections by that pool and 20% timeouts while it was full; it also explains 100% of /a failures"
+		want := "the shared pool saturated 1.2 s after the fault began and was at 10/10 for 88% of the fault; 80% of /b failures were rejections by that pool and 20% timeouts while it was full; it also explains 100% of /a failures"
 		if fault.Sentence != want {
 			t.Errorf("sentence\n got %q\nwant %q", fault.Sentence, want)
 		}
@@ -166,7 +166,7 @@ func TestNoneModeSentence(t *testing.T) {
 				}
 				return 40
 			}, func(time.Duration) uint64 { return 0 }),
-			"the inbound connection cap saturated 5.0 s after the fault began and stayed at 100/100 for 50% of the fault; 100% of /a failures were timeouts of dependency A"},
+			"the inbound connection cap saturated 5.0 s after the fault began and was at 100/100 for 50% of the fault; 100% of /a failures were timeouts of dependency A"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
