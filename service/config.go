@@ -124,8 +124,10 @@ type InboundConfig struct {
 	// Attempts is how many times one item is tried (dispatched) before it is given up, loudly:
 	// counted, listed in the snapshot and logged. 0 means DefaultInboundAttempts.
 	Attempts int `json:"attempts,omitempty"`
-	// RetryDelay is how long a deferred item (no slot, or its calls failed) waits before it is
-	// dispatched again with its attempt counter one higher. 0 means DefaultInboundRetryDelay.
+	// RetryDelay is how long, on average, a deferred item (no slot, or its calls failed) waits
+	// before it is dispatched again with its attempt counter one higher: each wait is spread over
+	// [0.5, 1.5) x RetryDelay by a hash of the item's id and attempt, so that items deferred
+	// together do not come back together. 0 means DefaultInboundRetryDelay.
 	RetryDelay time.Duration `json:"retry_delay,omitempty"`
 	// MaxBacklog bounds the items accepted and not yet finished; a request over it is answered
 	// 503 rejected (reason backlog-full) so the sender keeps it and retries. 0 means

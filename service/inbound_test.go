@@ -324,3 +324,24 @@ func TestInboundConfigValidate(t *testing.T) {
 		})
 	}
 }
+
+// TestInboundRetryDelaySpread: retries are spread over [0.5, 1.5) x RetryDelay, differ between
+// items deferred together, and are the same for the same item and attempt (no random source).
+func TestInboundRetryDelaySpread(t *testing.T) {
+	in := newInbound("/w", InboundConfig{RetryDelay: 200 * time.Millisecond}, nil, nil, time.Second, nil, nil)
+	seen := map[time.Duration]bool{}
+	for i := range 100 {
+		it := item{id: fmt.Sprintf("c-%d", i), attempt: 3}
+		d := in.retryDelay(it)
+		if d < 100*time.Millisecond || d >= 300*time.Millisecond {
+			t.Fatalf("delay of %s = %v, want in [100ms, 300ms)", it.id, d)
+		}
+		if in.retryDelay(it) != d {
+			t.Fatalf("delay of %s not deterministic", it.id)
+		}
+		seen[d.Truncate(20*time.Millisecond)] = true
+	}
+	if len(seen) < 8 {
+		t.Errorf("100 items' delays fall in %d of the 10 20ms-bins, want them spread", len(seen))
+	}
+}
