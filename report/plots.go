@@ -221,8 +221,8 @@ func rateSpread(c *Configuration) float64 {
 
 // resourceSeries plots every pool and queue (and any other bounded resource) over time with its
 // capacity as a dashed line. Pools and queues are drawn last, over the other resources (the calls
-// in flight to a dependency often equal its pool's occupancy and would hide it); resources of the
-// same capacity share one capacity line.
+// in flight to a dependency often equal its pool's occupancy and would hide it); a pool and the
+// calls to its dependency of the same capacity share one capacity line.
 func resourceSeries(c *Configuration) chart.Spec {
 	spec := chart.Spec{Title: c.Name + ": resources in use against capacity", YLabel: "in use (slots, queued, connections)", Windows: windows(c)}
 	idx := map[string]int{}
@@ -255,18 +255,41 @@ func resourceSeries(c *Configuration) chart.Spec {
 		}
 		return -1
 	})
-	byCap := map[int][]string{}
-	var capsInOrder []int
-	for _, n := range names {
-		if k := caps[n]; k > 0 {
-			if byCap[k] == nil {
-				capsInOrder = append(capsInOrder, k)
-			}
-			byCap[k] = append(byCap[k], n)
-		}
+	// One capacity line per capacity and member: pool:A and calls:A of 5 slots are one line,
+	// named (and so coloured) after the pool; unrelated resources keep their own line.
+	type capKey struct {
+		capacity int
+		member   string
 	}
-	for _, k := range capsInOrder {
-		spec.HLines = append(spec.HLines, chart.Series{Name: fmt.Sprintf("capacity %d (%s)", k, strings.Join(byCap[k], ", ")), Y: []float64{float64(k)}})
+	same := map[capKey][]string{}
+	var keys []capKey
+	for _, n := range names {
+		if caps[n] <= 0 {
+			continue
+		}
+		_, member, _ := strings.Cut(n, ":")
+		k := capKey{caps[n], member}
+		if same[k] == nil {
+			keys = append(keys, k)
+		}
+		same[k] = append(same[k], n)
+	}
+	for _, k := range keys {
+		ns := same[k]
+		slices.SortStableFunc(ns, func(a, b string) int {
+			switch {
+			case top(a) == top(b):
+				return 0
+			case top(a):
+				return -1
+			}
+			return 1
+		})
+		name := ns[0] + " capacity"
+		if len(ns) > 1 {
+			name += " (= " + strings.Join(ns[1:], ", ") + ")"
+		}
+		spec.HLines = append(spec.HLines, chart.Series{Name: name, Y: []float64{float64(k.capacity)}})
 	}
 	return spec
 }

@@ -9,8 +9,8 @@ import (
 	"github.com/bulkheadlab/bulkhead/rundir"
 )
 
-// Pools and queues are drawn over the calls in flight (which often equal them), and resources of
-// one capacity share one capacity line.
+// Pools and queues are drawn over the calls in flight (which often equal them), and a pool and
+// the calls to its dependency share one capacity line, named (so coloured) after the pool.
 func TestResourceSeriesOrderAndCapacities(t *testing.T) {
 	c := &Configuration{Name: "split"}
 	for _, at := range []time.Duration{0, time.Second} {
@@ -18,6 +18,7 @@ func TestResourceSeriesOrderAndCapacities(t *testing.T) {
 			rundir.ResourceSample{T: at, Resource: "pool:A", Capacity: 5, InUse: 5},
 			rundir.ResourceSample{T: at, Resource: "calls:A", Capacity: 5, InUse: 5},
 			rundir.ResourceSample{T: at, Resource: "queue:A", Capacity: 10, InUse: 1},
+			rundir.ResourceSample{T: at, Resource: "pool:B", Capacity: 5, InUse: 1},
 			rundir.ResourceSample{T: at, Resource: "goroutines", InUse: 99})
 	}
 	spec := resourceSeries(c)
@@ -25,10 +26,10 @@ func TestResourceSeriesOrderAndCapacities(t *testing.T) {
 	for _, s := range spec.Series {
 		got = append(got, s.Name)
 	}
-	if want := []string{"calls:A", "pool:A", "queue:A"}; !reflect.DeepEqual(got, want) {
+	if want := []string{"calls:A", "pool:A", "queue:A", "pool:B"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("series %v, want %v (unbounded ones left out, pools and queues last)", got, want)
 	}
-	want := []chart.Series{{Name: "capacity 5 (calls:A, pool:A)", Y: []float64{5}}, {Name: "capacity 10 (queue:A)", Y: []float64{10}}}
+	want := []chart.Series{{Name: "pool:A capacity (= calls:A)", Y: []float64{5}}, {Name: "pool:B capacity", Y: []float64{5}}, {Name: "queue:A capacity", Y: []float64{10}}}
 	if !reflect.DeepEqual(spec.HLines, want) {
 		t.Errorf("capacity lines %+v, want %+v", spec.HLines, want)
 	}
