@@ -251,7 +251,7 @@ func TestFindingsAndWrite(t *testing.T) {
 		}
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, ReportFile))
-	for _, want := range []string{"![/b success rate in the fault phase, 20/s per endpoint](plots/unaffected-success-r20.png)\n\n[SVG](plots/unaffected-success-r20.svg)", ">= 99.0%", "below 90.0%", "more than 10.0%", "invalid: shared: /a: send lag"} {
+	for _, want := range []string{"![/b success rate in the fault phase, 20/s per endpoint](plots/unaffected-success-r20.png)\n\n[SVG](plots/unaffected-success-r20.svg)", ">= 99.0%", "below 90.0%", "Grid: P in 4, 20;", "bulkhead sweep --report <this folder>", "more than 10.0%", "invalid: shared: /a: send lag"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("sweep.md lacks %q", want)
 		}

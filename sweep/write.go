@@ -197,8 +197,12 @@ func markdown(sw *Sweep, figs []figureRef) string {
 		r.Shared, r.Split, r.BaseSize, sw.PhaseDurationS, sw.PhaseDurationS, r.FaultDependency, r.Timeout)
 	w("The figures are those of the fault phase: %s (calls %s) is the affected endpoint, %s the unaffected one. Latency quantiles are exact (nearest rank) over every request sent in the phase, successes and failures alike.\n\n",
 		r.Affected, r.FaultDependency, r.Unaffected)
-	w("Grid: P in %v; fault delay in %s x timeout; rate in %s/s per endpoint. A cell's run is invalid when the load generator's send lag p99 exceeds %g ms (or its self-check fails otherwise).\n\n",
-		sw.Grid.Sizes, joinFloats(sw.Grid.Fractions, fracLabel), joinFloats(sw.Grid.Rates, rateLabel), sw.LagLimitMS)
+	sizes := make([]float64, len(sw.Grid.Sizes))
+	for i, p := range sw.Grid.Sizes {
+		sizes[i] = float64(p)
+	}
+	w("Grid: P in %s; fault delay in %s x timeout; rate in %s/s per endpoint. A cell's run is invalid when the load generator's send lag p99 exceeds %g ms (or its self-check fails otherwise).\n\n",
+		joinFloats(sizes, rateLabel), joinFloats(sw.Grid.Fractions, fracLabel), joinFloats(sw.Grid.Rates, rateLabel), sw.LagLimitMS)
 	w("## Thresholds\n\n")
 	for _, l := range sw.Thresholds.Rules(r) {
 		w("- %s\n", l)
@@ -249,7 +253,8 @@ func markdown(sw *Sweep, figs []figureRef) string {
 			fig(cr.Shared, succ), fig(cr.Split, succ), fig(cr.Shared, p99), fig(cr.Split, p99),
 			fig(cr.Shared, thr), fig(cr.Split, thr), verdict, run)
 	}
-	w("\nEvery cell folder is an ordinary run folder: `bulkhead report <folder>` writes its full report (time series, exhausted resource, verdicts).\n")
+	w("\nEvery cell folder is an ordinary run folder: `bulkhead report <folder>` writes its full report (time series, exhausted resource, verdicts).\n\n")
+	w("Regenerate this file and the heatmaps from sweep.json (nothing runs; the verdicts are recomputed):\n\n```\nbulkhead sweep --report <this folder>\n```\n")
 	return b.String()
 }
 
