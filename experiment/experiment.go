@@ -307,7 +307,16 @@ func runConfiguration(ctx context.Context, sc *scenarios.Scenario, conf scenario
 		if err != nil {
 			return nil, err
 		}
-		pacer, err := loadgen.NewPacer(rate, arr, sc.Seed+int64(rep)*1000+int64(100+i))
+		var pacer loadgen.Pacer
+		arrivals := string(arr)
+		if segs, ok := sc.RateSegments(ep); ok {
+			// Some phase overrides this endpoint's rate (a burst, a silence): one constant-rate
+			// attack across the time line still, its rate changing at the phase offsets.
+			pacer, err = loadgen.NewPiecewisePacer(segs)
+			arrivals = piecewiseArrivals(segs)
+		} else {
+			pacer, err = loadgen.NewPacer(rate, arr, sc.Seed+int64(rep)*1000+int64(100+i))
+		}
 		if err != nil {
 			return nil, fmt.Errorf("endpoint %s: %w", ep.Path, err)
 		}
@@ -317,7 +326,7 @@ func runConfiguration(ctx context.Context, sc *scenarios.Scenario, conf scenario
 		attacks = append(attacks, loadgen.Attack{Name: ep.Path, URL: b.svcURL + ep.Path, Pacer: pacer, Out: f})
 		m.Endpoints = append(m.Endpoints, rundir.Endpoint{
 			Path: ep.Path, RawFile: filepath.Join(rundir.RawDir, name), Rate: rate,
-			Arrivals: string(arr), Timeout: sc.Load.Timeout,
+			Arrivals: arrivals, Timeout: sc.Load.Timeout,
 		})
 	}
 	resF, err := os.OpenFile(filepath.Join(dir, rundir.ResourcesFile), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
@@ -580,6 +589,17 @@ func progress(stop <-chan struct{}, opts Options, t0 time.Time, total time.Durat
 			fmt.Fprintln(opts.Progress, sb.String())
 		}
 	}
+}
+
+// piecewiseArrivals records a per-phase schedule in the manifest's arrivals field, e.g.
+// "constant, per phase: 0s 20/s, 5s 200/s, 8s 20/s" (the manifest's rate is the endpoint's
+// normal rate).
+func piecewiseArrivals(segs []loadgen.Segment) string {
+	parts := make([]string, len(segs))
+	for i, g := range segs {
+		parts[i] = fmt.Sprintf("%v %g/s", g.Start, g.Rate)
+	}
+	return loadgen.ArrivalsConstant.String() + ", per phase: " + strings.Join(parts, ", ")
 }
 
 func fmtMS(d time.Duration) string {

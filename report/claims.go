@@ -372,6 +372,12 @@ func resourceMetric(c *Configuration, ph *Phase, m scenarios.Measure) (float64, 
 	if len(c.resources) == 0 {
 		return 0, false, "no resource samples were recorded"
 	}
+	switch m.Metric {
+	case "given_up":
+		return givenUp(c, m.Resource)
+	case "drained_s":
+		return drainedS(c, ph, m.Resource)
+	}
 	end := ph.end
 	if m.Until != "" {
 		if t, ok := firstSaturated(c, ph, m.Until); ok {
@@ -454,6 +460,52 @@ func resourceMetric(c *Configuration, ph *Phase, m scenarios.Measure) (float64, 
 		return firstRej.Seconds(), true, ""
 	}
 	return 0, false, fmt.Sprintf("unknown resource metric %q", m.Metric)
+}
+
+// givenUp returns the rejection counter of an inbound endpoint's backlog (inbound:<path>: the
+// items given up after their last attempt) at the last sample of the run: an item accepted in a
+// phase may be given up after it, so the whole run counts.
+func givenUp(c *Configuration, name string) (float64, bool, string) {
+	n, last := 0, uint64(0)
+	for _, r := range c.resources {
+		if r.Resource == name {
+			n++
+			last = r.Rejected
+		}
+	}
+	if n == 0 {
+		return 0, false, fmt.Sprintf("no samples of %s", name)
+	}
+	return float64(last), true, ""
+}
+
+// drainedS returns the seconds from the start of ph to the first sample, after the backlog's
+// peak within ph, at which the backlog (in use of inbound:<path>) is empty again, searched to the
+// end of the run. A backlog that never held an item in ph is drained at its first sample.
+func drainedS(c *Configuration, ph *Phase, name string) (float64, bool, string) {
+	peak, peakAt, n := -1, time.Duration(0), 0
+	for _, r := range c.resources {
+		if r.Resource == name && r.T >= ph.start && r.T < ph.end {
+			n++
+			if r.InUse > peak {
+				peak, peakAt = r.InUse, r.T
+			}
+		}
+	}
+	if n == 0 {
+		return 0, false, fmt.Sprintf("no samples of %s", name)
+	}
+	lastUse := peak
+	for _, r := range c.resources {
+		if r.Resource != name || r.T < peakAt {
+			continue
+		}
+		if r.InUse == 0 {
+			return (r.T - ph.start).Seconds(), true, ""
+		}
+		lastUse = r.InUse
+	}
+	return 0, false, fmt.Sprintf("%s never drained (peak %d in the phase, %d at the last sample)", name, peak, lastUse)
 }
 
 // claimsMarkdown renders the Claims section of report.md, or nothing when the scenario makes no

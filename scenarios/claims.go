@@ -97,16 +97,21 @@ var EndpointMetrics = []string{
 // the window in seconds; first_saturated_s the seconds from the phase start to the first sample
 // at capacity, first_open_s the same for a breaker:<dep> (open = at capacity);
 // first_rejected_s the seconds to the first sample whose rejection counter grew; rejected that
-// growth; max_in_use, mean_in_use and capacity as sampled.
+// growth; max_in_use, mean_in_use and capacity as sampled. For an inbound endpoint's backlog
+// (inbound:<path>): given_up is its rejection counter (items given up) at the last sample of the
+// run, whenever they were given up, and drained_s the seconds from the phase start to the first
+// sample, after the backlog's peak in the phase, at which the backlog is empty again (searched to
+// the end of the run).
 var ResourceMetrics = []string{
 	"saturated_share", "saturated_s", "first_saturated_s", "first_open_s", "first_rejected_s",
-	"rejected", "max_in_use", "mean_in_use", "capacity",
+	"rejected", "max_in_use", "mean_in_use", "capacity", "given_up", "drained_s",
 }
 
 // resourceKinds are the prefixes of resource names (service.Resource.Name) and whether they
 // name a dependency ("conns:B") or a pool ("pool:shared").
 var resourceKinds = map[string]string{
 	"pool": "pool", "queue": "pool", "conns": "dependency", "calls": "dependency", "breaker": "dependency",
+	"inbound": "inbound", "retry": "inbound",
 }
 
 // plainResources are the resource names without a ":" part.
@@ -265,10 +270,13 @@ func (s *Scenario) checkMeasure(p *problems, path string, m Measure) {
 			p.add(join(path, "endpoint"), "%s is a resource metric: name a resource, not an endpoint", m.Metric)
 		}
 		if m.Resource == "" {
-			p.add(join(path, "resource"), "%s is a resource metric: name the resource (pool:<name>, queue:<pool>, conns:<dep>, calls:<dep>, breaker:<dep>, %s)",
+			p.add(join(path, "resource"), "%s is a resource metric: name the resource (pool:<name>, queue:<pool>, conns:<dep>, calls:<dep>, breaker:<dep>, inbound:<path>, retry:<path>, %s)",
 				m.Metric, strings.Join(plainResources, ", "))
 		} else {
 			s.checkResource(p, join(path, "resource"), m.Resource, conf)
+		}
+		if (m.Metric == "given_up" || m.Metric == "drained_s") && !strings.HasPrefix(m.Resource, "inbound:") {
+			p.add(join(path, "metric"), "%s is a metric of an inbound endpoint's backlog (inbound:<path>), got resource %q", m.Metric, m.Resource)
 		}
 		if m.Metric == "first_open_s" && !strings.HasPrefix(m.Resource, "breaker:") {
 			p.add(join(path, "metric"), "first_open_s is the first_saturated_s of a breaker:<dep>, got resource %q", m.Resource)
@@ -288,8 +296,14 @@ func (s *Scenario) checkResource(p *problems, path, name string, conf *Configura
 	kind, what, ok := strings.Cut(name, ":")
 	role, known := resourceKinds[kind]
 	if !ok || !known || what == "" {
-		p.add(path, "unknown resource %q (pool:<name>, queue:<pool>, conns:<dep>, calls:<dep>, breaker:<dep>, %s)",
+		p.add(path, "unknown resource %q (pool:<name>, queue:<pool>, conns:<dep>, calls:<dep>, breaker:<dep>, inbound:<path>, retry:<path>, %s)",
 			name, strings.Join(plainResources, ", "))
+		return
+	}
+	if role == "inbound" {
+		if !slices.ContainsFunc(s.Endpoints, func(e Endpoint) bool { return e.Path == what && e.Inbound != nil }) {
+			p.add(path, "%q: %q is not an inbound endpoint", name, what)
+		}
 		return
 	}
 	if role == "dependency" {

@@ -525,6 +525,7 @@ func (d *decoder) endpoint(n *yaml.Node, path string, e *Endpoint) {
 		{name: "calls", required: true, decode: d.strList(&e.Calls)},
 		{name: "deadline", decode: d.str(&e.Deadline)},
 		{name: "rate", decode: d.rate(&e.Rate)},
+		{name: "inbound", decode: func(n *yaml.Node, path string) { d.inbound(n, path, e) }},
 	})
 }
 
@@ -570,6 +571,7 @@ func (d *decoder) pool(n *yaml.Node, path string, p *Pool) {
 		{name: "queue", decode: d.intField(&p.Queue)},
 		{name: "max_wait", decode: d.duration(&p.MaxWait, true)},
 		{name: "dependencies", required: true, decode: d.strList(&p.Dependencies)},
+		{name: "inbound", decode: d.strList(&p.Inbound)},
 	})
 }
 
@@ -589,6 +591,7 @@ func (d *decoder) phase(n *yaml.Node, path string, p *Phase) {
 			p.Faults = make([]Fault, lenOf(n))
 			d.sequence(n, path, func(i int, n *yaml.Node, fp string) { d.fault(n, fp, &p.Faults[i]) })
 		}},
+		{name: "rates", decode: func(n *yaml.Node, path string) { d.phaseRates(n, path, p) }},
 	})
 }
 

@@ -53,7 +53,7 @@ func TestParseErrors(t *testing.T) {
 	}{
 		// Strictness: unknown, duplicate and missing fields, wrong types.
 		{"unknown top-level field", "", "fooo: 1\n", `t.yaml:16: fooo: unknown field "fooo" (known: name, description, seed, timeout,`},
-		{"unknown nested field", "    duration: 1s\n", "    duration: 1s\n    fualts: []\n", `t.yaml:16: phases[0].fualts: unknown field "fualts" (known: name, duration, faults)`},
+		{"unknown nested field", "    duration: 1s\n", "    duration: 1s\n    fualts: []\n", `t.yaml:16: phases[0].fualts: unknown field "fualts" (known: name, duration, faults, rates)`},
 		{"duplicate field", "name: t\n", "name: t\nname: u\n", `t.yaml:2: name: duplicate field "name"`},
 		{"missing required field", "timeout: 500ms\n", "", `t.yaml:1: timeout: missing required field "timeout"`},
 		{"required field without value", "timeout: 500ms", "timeout:", `t.yaml:2: timeout: missing value (required)`},

@@ -74,7 +74,11 @@ type Endpoint struct {
 	Deadline string   `yaml:"deadline"` // per-call (default) | shared
 	// Rate is this endpoint's request rate per second. Written `rate: 20/s` on the endpoint, it
 	// overrides load.rate; Load fills it with Load.Rate otherwise, so after Load it is always > 0.
+	// A phase's `rates:` overrides it during that phase (see Phase.Rates).
 	Rate float64 `yaml:"rate"`
+	// Inbound, when set, makes this an accept-fast endpoint: answered 202 at once and processed
+	// later under an inbound bulkhead (see Inbound, inbound.go).
+	Inbound *Inbound `yaml:"inbound,omitempty"`
 }
 
 // Configuration is one pool layout to compare.
@@ -101,6 +105,9 @@ type Pool struct {
 	Queue        int           `yaml:"queue"`
 	MaxWait      time.Duration `yaml:"max_wait"`
 	Dependencies []string      `yaml:"dependencies"`
+	// Inbound lists the inbound endpoints (by path) whose processing takes slots of this pool:
+	// the inbound bulkhead. A pool may hold inbound endpoints only (dependencies: []).
+	Inbound []string `yaml:"inbound,omitempty"`
 }
 
 // LoadSpec is the open-model load: one constant-rate (or Poisson) attack per endpoint across the
@@ -122,6 +129,9 @@ type Phase struct {
 	Name     string        `yaml:"name"`
 	Duration time.Duration `yaml:"duration"`
 	Faults   []Fault       `yaml:"faults,omitempty"`
+	// Rates overrides endpoints' rates (requests per second, by path) during this phase, e.g. a
+	// webhook burst at several times the normal rate; 0 silences an endpoint for the phase.
+	Rates map[string]float64 `yaml:"rates,omitempty"`
 }
 
 // Fault is one fault in front of one dependency.

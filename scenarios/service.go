@@ -70,6 +70,7 @@ func (s *Scenario) ServiceConfig(c Configuration, depURLs map[string]string) (se
 		}
 		cfg.Endpoints = append(cfg.Endpoints, service.EndpointConfig{
 			Path: e.Path, Calls: slices.Clone(e.Calls), Deadline: service.Deadline(dl),
+			Inbound: inboundConfig(c, mode, e),
 		})
 	}
 	return cfg, nil

@@ -174,6 +174,7 @@ func (s *Scenario) validate() *problems {
 			checkFault(p, fp, f)
 		}
 	}
+	s.checkInbound(p)
 	s.checkClaims(p)
 	return p
 }
@@ -282,8 +283,8 @@ func (s *Scenario) checkConfiguration(p *problems, path string, c Configuration,
 		if pl.MaxWait < 0 {
 			p.add(join(path, "max_wait"), "must be >= 0, got %v", pl.MaxWait)
 		}
-		if len(pl.Dependencies) == 0 {
-			p.add(join(path, "dependencies"), "a pool must cover at least one dependency")
+		if len(pl.Dependencies) == 0 && len(pl.Inbound) == 0 {
+			p.add(join(path, "dependencies"), "a pool must cover at least one dependency (or list inbound endpoints)")
 		}
 		for k, dep := range pl.Dependencies {
 			dp := index(join(path, "dependencies"), k)

@@ -1,0 +1,63 @@
+package report
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bulkheadlab/bulkhead/scenarios"
+)
+
+// The inbound metrics of a claim, on a backlog sampled every 100 ms: empty until the burst at
+// 10 s, growing by one a sample to 100 at 19.9 s, then draining by one a sample, empty again at
+// 30 s; two items given up at 25 s, after the burst phase.
+func TestClaimsInboundMetrics(t *testing.T) {
+	backlog := func(t time.Duration) int {
+		switch {
+		case t < 10*time.Second:
+			return 0
+		case t < 20*time.Second:
+			return int((t-10*time.Second)/(100*ms_)) + 1
+		case t < 30*time.Second:
+			return max(0, 100-int((t-20*time.Second)/(100*ms_)))
+		}
+		return 0
+	}
+	given := func(t time.Duration) uint64 {
+		if t >= 25*time.Second {
+			return 2
+		}
+		return 0
+	}
+	c := &Configuration{resources: samples("inbound:/w", 5000, 0, 40*time.Second, backlog, given)}
+	burst := &Phase{Name: "burst", start: 10 * time.Second, end: 20 * time.Second}
+	quiet := &Phase{Name: "quiet", start: 0, end: 10 * time.Second}
+	tests := []struct {
+		name   string
+		ph     *Phase
+		m      scenarios.Measure
+		want   float64
+		wantOK bool
+		why    string
+	}{
+		{name: "given up counts the whole run, not the phase", ph: burst, m: scenarios.Measure{Metric: "given_up", Resource: "inbound:/w"}, want: 2, wantOK: true},
+		{name: "drained: from the phase start to empty after the peak", ph: burst, m: scenarios.Measure{Metric: "drained_s", Resource: "inbound:/w"}, want: 20, wantOK: true},
+		{name: "a phase that never held an item is drained at once", ph: quiet, m: scenarios.Measure{Metric: "drained_s", Resource: "inbound:/w"}, want: 0, wantOK: true},
+		{name: "no samples", ph: burst, m: scenarios.Measure{Metric: "given_up", Resource: "inbound:/x"}, why: "no samples of inbound:/x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok, why := resourceMetric(c, tt.ph, tt.m)
+			if ok != tt.wantOK || (ok && got != tt.want) || !strings.Contains(why, tt.why) {
+				t.Errorf("= %v, %t, %q; want %v, %t, %q", got, ok, why, tt.want, tt.wantOK, tt.why)
+			}
+		})
+	}
+	t.Run("a backlog that never empties is not drained", func(t *testing.T) {
+		stuck := &Configuration{resources: samples("inbound:/w", 5000, 0, 25*time.Second, backlog, given)}
+		_, ok, why := resourceMetric(stuck, burst, scenarios.Measure{Metric: "drained_s", Resource: "inbound:/w"})
+		if ok || !strings.Contains(why, "never drained (peak 100 in the phase, 51 at the last sample)") {
+			t.Errorf("= %t, %q; want not measurable, never drained", ok, why)
+		}
+	})
+}

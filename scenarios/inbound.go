@@ -1,0 +1,220 @@
+package scenarios
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/bulkheadlab/bulkhead/loadgen"
+	"github.com/bulkheadlab/bulkhead/service"
+)
+
+// Inbound is an endpoint's accept-fast shape (seed 000's webhooks), mirroring
+// service.InboundConfig; every zero value means what it means there. Which pool processes the
+// endpoint is a matter of the configuration: the pool that lists the endpoint under `inbound:`,
+// or in mode shared the one pool when none does.
+//
+//	endpoints:
+//	  - path: /webhooks/c
+//	    calls: [bookings]
+//	    rate: 10/s
+//	    inbound: {attempts: 50, retry_delay: 100ms, max_backlog: 5000, dedupe: true}
+//	configurations:
+//	  - name: capped
+//	    pools:
+//	      - {name: webhooks, size: 2, dependencies: [bookings], inbound: [/webhooks/c]}
+//	phases:
+//	  - name: burst
+//	    duration: 3s
+//	    rates: {/webhooks/c: 100/s}
+type Inbound struct {
+	Attempts    int           `yaml:"attempts,omitempty"`
+	RetryDelay  time.Duration `yaml:"retry_delay,omitempty"`
+	MaxBacklog  int           `yaml:"max_backlog,omitempty"`
+	Dedupe      bool          `yaml:"dedupe,omitempty"`
+	OmitAttempt bool          `yaml:"omit_attempt,omitempty"`
+}
+
+func (d *decoder) inbound(n *yaml.Node, path string, e *Endpoint) {
+	in := &Inbound{}
+	if isNull(deref(n)) {
+		d.add(path, "expected a mapping (use {} for all defaults)")
+		return
+	}
+	var dedupe, omit *bool
+	if d.mapping(n, path, []field{
+		{name: "attempts", decode: d.intField(&in.Attempts)},
+		{name: "retry_delay", decode: d.duration(&in.RetryDelay, true)},
+		{name: "max_backlog", decode: d.intField(&in.MaxBacklog)},
+		{name: "dedupe", decode: d.boolPtr(&dedupe)},
+		{name: "omit_attempt", decode: d.boolPtr(&omit)},
+	}) {
+		in.Dedupe = dedupe != nil && *dedupe
+		in.OmitAttempt = omit != nil && *omit
+		e.Inbound = in
+	}
+}
+
+// phaseRates decodes `rates: {/path: 100/s, /other: 0}`: a rate as load.rate takes it, or 0.
+func (d *decoder) phaseRates(n *yaml.Node, path string, p *Phase) {
+	n = deref(n)
+	if isNull(n) {
+		return
+	}
+	if n.Kind != yaml.MappingNode {
+		d.addAt(n.Line, path, "expected a mapping of endpoint path to rate, got %s", describe(n))
+		return
+	}
+	p.Rates = map[string]float64{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := deref(n.Content[i]), deref(n.Content[i+1])
+		fp := path + "." + k.Value
+		if k.Kind != yaml.ScalarNode {
+			d.addAt(k.Line, path, "a key must be an endpoint path, got %s", describe(k))
+			continue
+		}
+		d.lines[fp] = k.Line
+		if _, dup := p.Rates[k.Value]; dup {
+			d.addAt(k.Line, fp, "duplicate endpoint %q", k.Value)
+			continue
+		}
+		if v.Kind == yaml.ScalarNode && isZeroRate(v.Value) {
+			p.Rates[k.Value] = 0
+			continue
+		}
+		var r float64
+		before := len(d.list)
+		d.rate(&r)(v, fp)
+		if len(d.list) == before {
+			p.Rates[k.Value] = r
+		}
+	}
+}
+
+// isZeroRate reports whether s is a rate of zero ("0", "0/s", "0/1m").
+func isZeroRate(s string) bool {
+	num, _, _ := strings.Cut(strings.TrimSpace(s), "/")
+	v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	return err == nil && v == 0
+}
+
+// checkInbound validates inbound endpoints, the pools that process them and per-phase rates.
+func (s *Scenario) checkInbound(p *problems) {
+	inbound := map[string]bool{}
+	for i, e := range s.Endpoints {
+		in := e.Inbound
+		if in == nil {
+			continue
+		}
+		inbound[e.Path] = true
+		path := join(index("endpoints", i), "inbound")
+		if in.Attempts < 0 {
+			p.add(join(path, "attempts"), "must be >= 0 (0 = %d), got %d", service.DefaultInboundAttempts, in.Attempts)
+		}
+		if in.RetryDelay < 0 {
+			p.add(join(path, "retry_delay"), "must be >= 0, got %v", in.RetryDelay)
+		}
+		if in.MaxBacklog < 0 {
+			p.add(join(path, "max_backlog"), "must be >= 0 (0 = %d), got %d", service.DefaultInboundMaxBacklog, in.MaxBacklog)
+		}
+	}
+	for i, c := range s.Configurations {
+		owner := map[string]string{}
+		for j, pl := range c.Pools {
+			for k, ep := range pl.Inbound {
+				ip := index(join(index(join(index("configurations", i), "pools"), j), "inbound"), k)
+				switch {
+				case !inbound[ep]:
+					p.add(ip, "%q is not an inbound endpoint (give the endpoint an `inbound:` mapping)", ep)
+				case owner[ep] != "":
+					p.add(ip, "inbound endpoint %q is already processed under pool %q", ep, owner[ep])
+				default:
+					owner[ep] = pl.Name
+				}
+			}
+		}
+		if service.Mode(c.Mode) == service.ModeSplit {
+			for _, e := range s.Endpoints {
+				if e.Inbound != nil && owner[e.Path] == "" {
+					p.add(join(index("configurations", i), "pools"), "inbound endpoint %q is processed under no pool; list it under one pool's `inbound:`", e.Path)
+				}
+			}
+		}
+	}
+	for i, ph := range s.Phases {
+		if len(ph.Rates) > 0 && s.Load.Arrivals == ArrivalsPoisson {
+			p.add(join(index("phases", i), "rates"), "per-phase rates need load.arrivals constant (got poisson)")
+		}
+		for ep, r := range ph.Rates {
+			rp := join(index("phases", i), "rates") + "." + ep
+			if !slices.ContainsFunc(s.Endpoints, func(e Endpoint) bool { return e.Path == ep }) {
+				p.add(rp, "unknown endpoint %q", ep)
+			}
+			if r < 0 || r > loadgen.MaxRate || math.IsNaN(r) {
+				p.add(rp, "must be 0 or a rate in (0, %g], got %v", float64(loadgen.MaxRate), r)
+			}
+		}
+	}
+	for i, e := range s.Endpoints {
+		if segs, ok := s.RateSegments(e); ok && !slices.ContainsFunc(segs, func(g loadgen.Segment) bool { return g.Rate > 0 }) {
+			p.add(join(index("endpoints", i), "rate"), "endpoint %q sends nothing: every phase sets its rate to 0", e.Path)
+		}
+	}
+}
+
+// inboundConfig returns the service's inbound config of endpoint e in configuration c, or nil
+// when e is not an inbound endpoint. The pool is the one listing e under `inbound:`, else in
+// mode shared the one pool, else none.
+func inboundConfig(c Configuration, mode string, e Endpoint) *service.InboundConfig {
+	if e.Inbound == nil {
+		return nil
+	}
+	in := &service.InboundConfig{
+		Attempts: e.Inbound.Attempts, RetryDelay: e.Inbound.RetryDelay, MaxBacklog: e.Inbound.MaxBacklog,
+		Dedupe: e.Inbound.Dedupe, OmitAttempt: e.Inbound.OmitAttempt,
+	}
+	for _, pl := range c.Pools {
+		if slices.Contains(pl.Inbound, e.Path) {
+			in.Pool = pl.Name
+			return in
+		}
+	}
+	if service.Mode(mode) == service.ModeShared && len(c.Pools) == 1 {
+		in.Pool = c.Pools[0].Name
+	}
+	return in
+}
+
+// RateSegments returns e's rate over the time line as segments starting at phase offsets, and
+// true, when some phase overrides e's rate (Phase.Rates); otherwise nil and false: e runs at
+// e.Rate throughout (or load.rate when e.Rate is 0). Adjacent phases at the same rate are one
+// segment.
+func (s *Scenario) RateSegments(e Endpoint) ([]loadgen.Segment, bool) {
+	base := e.Rate
+	if base == 0 {
+		base = s.Load.Rate
+	}
+	overridden := false
+	var segs []loadgen.Segment
+	var off time.Duration
+	for _, ph := range s.Phases {
+		r, ok := ph.Rates[e.Path]
+		if ok {
+			overridden = true
+		} else {
+			r = base
+		}
+		if len(segs) == 0 || segs[len(segs)-1].Rate != r {
+			segs = append(segs, loadgen.Segment{Start: off, Rate: r})
+		}
+		off += ph.Duration
+	}
+	if !overridden {
+		return nil, false
+	}
+	return segs, true
+}
