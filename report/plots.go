@@ -79,7 +79,7 @@ func (s *Summary) plotJobs() []plotJob {
 		c := &s.Configurations[i]
 		jobs = append(jobs, plotJob{file: c.Name + "-latency", title: c.Name + ": p50 and p99 latency over time",
 			draw: func(path string) error {
-				spec := chart.Spec{Title: c.Name + ": latency per endpoint (p50, p99)", YLabel: "latency (ms)", LogY: true, Windows: windows(c)}
+				spec := chart.Spec{Title: c.Name + ": latency per endpoint (p50, p99 of every request, failures included)", YLabel: "latency (ms)", LogY: true, Windows: windows(c)}
 				for _, ep := range endpointPaths(c) {
 					spec.Series = append(spec.Series,
 						timeSeries(ep+" p50", c.Timeline[ep], w, func(b Bucket) float64 { return b.P50MS }),
