@@ -482,6 +482,7 @@ func (d *decoder) scenario(n *yaml.Node, s *Scenario) bool {
 			s.Claims = make([]Claim, lenOf(n))
 			d.sequence(n, path, func(i int, n *yaml.Node, p string) { d.claim(n, p, &s.Claims[i]) })
 		}},
+		{name: "sweep", decode: func(n *yaml.Node, path string) { s.Sweep = &SweepSpec{}; d.sweepSpec(n, path, s.Sweep) }},
 	})
 }
 

@@ -32,6 +32,9 @@ type Scenario struct {
 	SampleEvery time.Duration `yaml:"sample_every"`
 	// Claims are the seed's claims as data, judged by the report on the run's numbers (see Claim).
 	Claims []Claim `yaml:"claims,omitempty"`
+	// Sweep is the default grid of `bulkhead sweep` over this scenario (see SweepSpec); nil when
+	// the file has no sweep: block. It plays no part in `bulkhead run`.
+	Sweep *SweepSpec `yaml:"sweep,omitempty"`
 
 	// Path is the file the scenario was loaded from ("builtin:hypothesis" for embedded ones).
 	Path string `yaml:"-"`

@@ -57,3 +57,26 @@ func TestSweepSpec(t *testing.T) {
 		})
 	}
 }
+
+// A scenario file's sweep: block is loaded with the scenario; a file without one has none.
+func TestSweepBlockInScenario(t *testing.T) {
+	base, err := Open("smoke")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if base.Sweep != nil {
+		t.Errorf("smoke has no sweep block, got %+v", base.Sweep)
+	}
+	text := string(base.Raw) + "sweep:\n  sizes: [2, 6]\n  rates: [10/s]\n  phase_duration: 1s\n"
+	sc, err := Parse("with-sweep.yaml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &SweepSpec{Sizes: []int{2, 6}, Rates: []float64{10}, PhaseDuration: time.Second}
+	if !reflect.DeepEqual(sc.Sweep, want) {
+		t.Errorf("sweep = %+v, want %+v", sc.Sweep, want)
+	}
+	if _, err := Parse("bad.yaml", []byte(string(base.Raw)+"sweep:\n  sizes: [0]\n")); err == nil || !strings.Contains(err.Error(), "sweep.sizes[0]") {
+		t.Errorf("err = %v, want one naming sweep.sizes[0]", err)
+	}
+}

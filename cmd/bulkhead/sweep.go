@@ -108,6 +108,7 @@ func runSweep(cmd *cobra.Command, o *sweepOptions) error {
 	if err != nil {
 		return err
 	}
+	applySweepBlock(cmd, o, sc.Sweep)
 	g, err := sweepGrid(o)
 	if err != nil {
 		return err
@@ -141,6 +142,27 @@ func runSweep(cmd *cobra.Command, o *sweepOptions) error {
 	}
 	fmt.Fprintf(out, "sweep took %s; report: %s\n", res.Sweep.Ended.Sub(res.Sweep.Started).Round(time.Second), filepath.Join(res.Dir, sweep.ReportFile))
 	return err
+}
+
+// applySweepBlock fills the grid options from the scenario's sweep: block (nil: none), part by
+// part, wherever the flag was not given: a flag overrides the file, the file the defaults.
+func applySweepBlock(cmd *cobra.Command, o *sweepOptions, sp *scenarios.SweepSpec) {
+	if sp == nil {
+		return
+	}
+	f := cmd.Flags()
+	if len(sp.Sizes) > 0 && !f.Changed("sizes") {
+		o.Sizes = joinInts(sp.Sizes)
+	}
+	if len(sp.Fractions) > 0 && !f.Changed("fractions") {
+		o.Fractions = joinNums(sp.Fractions, "")
+	}
+	if len(sp.Rates) > 0 && !f.Changed("rates") {
+		o.Rates = joinNums(sp.Rates, "/s")
+	}
+	if sp.PhaseDuration > 0 && !f.Changed("phase-duration") {
+		o.PhaseDuration = sp.PhaseDuration
+	}
 }
 
 func joinInts(xs []int) string {

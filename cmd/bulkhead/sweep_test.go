@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/bulkheadlab/bulkhead/rundir"
+	"github.com/bulkheadlab/bulkhead/scenarios"
 	"github.com/bulkheadlab/bulkhead/sweep"
 )
 
@@ -55,6 +56,45 @@ func TestSweepFlags(t *testing.T) {
 				t.Fatal(err)
 			}
 			if fmtGrid(got) != fmtGrid(tt.want) || opts.PhaseDuration != tt.phase || opts.Scenario != "hypothesis" {
+				t.Errorf("grid %v phase %v, want %v phase %v", got, opts.PhaseDuration, tt.want, tt.phase)
+			}
+		})
+	}
+}
+
+// A scenario's sweep: block replaces the default grid part by part; a flag given replaces the
+// block's part.
+func TestSweepBlockDefaults(t *testing.T) {
+	block := &scenarios.SweepSpec{Sizes: []int{2, 6}, Rates: []float64{10}, PhaseDuration: time.Second}
+	tests := []struct {
+		name  string
+		args  []string
+		want  sweep.Grid
+		phase time.Duration
+	}{
+		{"the block over the defaults", []string{"hypothesis"},
+			sweep.Grid{Sizes: []int{2, 6}, Fractions: sweep.DefaultGrid.Fractions, Rates: []float64{10}}, time.Second},
+		{"a flag over the block", []string{"hypothesis", "--sizes", "8", "--phase-duration", "2s"},
+			sweep.Grid{Sizes: []int{8}, Fractions: sweep.DefaultGrid.Fractions, Rates: []float64{10}}, 2 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got sweep.Grid
+			var opts *sweepOptions
+			cmd := newSweepCmd(func(cmd *cobra.Command, o *sweepOptions) error {
+				applySweepBlock(cmd, o, block)
+				opts = o
+				var err error
+				got, err = sweepGrid(o)
+				return err
+			})
+			cmd.SetArgs(tt.args)
+			cmd.SetOut(&bytes.Buffer{})
+			cmd.SetErr(&bytes.Buffer{})
+			if err := cmd.Execute(); err != nil {
+				t.Fatal(err)
+			}
+			if fmtGrid(got) != fmtGrid(tt.want) || opts.PhaseDuration != tt.phase {
 				t.Errorf("grid %v phase %v, want %v phase %v", got, opts.PhaseDuration, tt.want, tt.phase)
 			}
 		})
