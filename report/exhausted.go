@@ -418,16 +418,39 @@ func sentence(mode string, ph *Phase, sampled bool) string {
 		}
 		fmt.Fprintf(&b, " and %s %s", pct(share), what)
 	}
+	// "it also explains 100% of /a and /c failures and 40% of /d failures": one clause, the
+	// endpoints with the same share together.
+	var shares []string
+	byShare := map[string][]string{}
 	for _, ep := range sortedKeys(c.ByEndpoint) {
 		if n := c.ByEndpoint[ep][c.Resource]; ep != c.Endpoint && n > 0 {
 			total := 0
 			for _, k := range c.ByEndpoint[ep] {
 				total += k
 			}
-			fmt.Fprintf(&b, "; it also explains %s of %s failures", pct(float64(n)/float64(total)), ep)
+			p := pct(float64(n) / float64(total))
+			if byShare[p] == nil {
+				shares = append(shares, p)
+			}
+			byShare[p] = append(byShare[p], ep)
 		}
 	}
+	var also []string
+	for _, p := range shares {
+		also = append(also, fmt.Sprintf("%s of %s failures", p, joinAnd(byShare[p])))
+	}
+	if len(also) > 0 {
+		fmt.Fprintf(&b, "; it also explains %s", joinAnd(also))
+	}
 	return b.String()
+}
+
+// joinAnd joins "a", "a and b", "a, b and c".
+func joinAnd(xs []string) string {
+	if len(xs) < 2 {
+		return strings.Join(xs, "")
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
 }
 
 // failurePhrase says what failures of a kind attributed to resource were ("rejections by that

@@ -182,3 +182,22 @@ func TestNoneModeSentence(t *testing.T) {
 		})
 	}
 }
+
+// The other endpoints a cause explains are named in one clause, those with the same share
+// together, rather than one "it also explains" per endpoint.
+func TestSentenceNamesOtherEndpointsOnce(t *testing.T) {
+	first := 0.4
+	ph := &Phase{
+		Exhausted: []Exhausted{{Resource: "queue:shared", Capacity: 10, Saturated: true, SaturatedShare: 0.65, FirstSaturatedS: &first}},
+		Cause: &Cause{Resource: "queue:shared", Endpoint: "/b", EndpointFailures: 10, EndpointByType: map[string]int{"rejected": 10},
+			ByEndpoint: map[string]map[string]int{
+				"/a": {"queue:shared": 4}, "/b": {"queue:shared": 10}, "/c": {"queue:shared": 2},
+				"/d": {"queue:shared": 1, "dependency:D": 1}, "/e": {"dependency:E": 3},
+			}},
+	}
+	want := "the queue of the shared pool saturated 0.4 s into the phase and was at 10/10 for 65% of the phase; " +
+		"100% of /b failures were rejections by that queue; it also explains 100% of /a and /c failures and 50% of /d failures"
+	if got := sentence("shared", ph, true); got != want {
+		t.Errorf("sentence\n got %q\nwant %q", got, want)
+	}
+}
