@@ -118,10 +118,25 @@ func exhaustedIn(c *Configuration, ph *Phase) []Exhausted {
 			return -1
 		case x.SaturatedShare < y.SaturatedShare:
 			return 1
+		case resourceRank(x.Resource) != resourceRank(y.Resource):
+			return resourceRank(x.Resource) - resourceRank(y.Resource)
 		}
 		return strings.Compare(x.Resource, y.Resource)
 	})
 	return out
+}
+
+// resourceRank orders resources saturated for the same share of a phase: the bulkhead's own
+// pools and queues first (the calls in flight to a pool's dependency mirror the pool), then the
+// rest.
+func resourceRank(r string) int {
+	switch {
+	case strings.HasPrefix(r, "pool:"):
+		return 0
+	case strings.HasPrefix(r, "queue:"):
+		return 1
+	}
+	return 2
 }
 
 // add attributes the failures among recs (one endpoint's requests in phase i).

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
@@ -199,5 +200,25 @@ func TestSentenceNamesOtherEndpointsOnce(t *testing.T) {
 		"100% of /b failures were rejections by that queue; it also explains 100% of /a and /c failures and 50% of /d failures"
 	if got := sentence("shared", ph, true); got != want {
 		t.Errorf("sentence\n got %q\nwant %q", got, want)
+	}
+}
+
+// When a pool and the calls to its dependency are at capacity for the same share of a phase, the
+// pool is named first (the calls only mirror it).
+func TestExhaustedPrefersPoolsAtEqualShares(t *testing.T) {
+	c := &Configuration{}
+	for _, at := range []time.Duration{0, time.Second} {
+		c.resources = append(c.resources,
+			rundir.ResourceSample{T: at, Resource: "calls:bookings", Capacity: 2, InUse: 2},
+			rundir.ResourceSample{T: at, Resource: "pool:webhooks", Capacity: 2, InUse: 2},
+			rundir.ResourceSample{T: at, Resource: "queue:webhooks", Capacity: 4, InUse: 4})
+	}
+	ph := &Phase{start: 0, end: 2 * time.Second}
+	var got []string
+	for _, e := range exhaustedIn(c, ph) {
+		got = append(got, e.Resource)
+	}
+	if want := []string{"pool:webhooks", "queue:webhooks", "calls:bookings"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("order %v, want %v", got, want)
 	}
 }
