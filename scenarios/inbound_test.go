@@ -137,7 +137,8 @@ func TestInboundScenarioErrors(t *testing.T) {
 }
 
 // TestWebhooksScaledDown is the webhooks scenario (seed 000, the other direction) in miniature:
-// 1 s of baseline, a 1 s burst at 15x, 4 s to drain. The directions, read from the run's files:
+// 1 s of baseline, a 1 s burst at 15x, 6 s to drain (at full speed it drains in about 3 s; the
+// margin is for -race on a busy 2-core machine). The directions, read from the run's files:
 // every webhook acknowledged, A served as in its baseline with the inbound bulkhead and worse with
 // webhooks in the lookups' pool, the backlog built and drained, and nothing given up.
 func TestWebhooksScaledDown(t *testing.T) {
@@ -145,7 +146,7 @@ func TestWebhooksScaledDown(t *testing.T) {
 		t.Skip("runs the webhooks scenario for ~12 s")
 	}
 	s := run(t, scaled(t, "webhooks", 0, map[string]time.Duration{
-		"baseline": time.Second, "burst": time.Second, "drain": 4 * time.Second}))
+		"baseline": time.Second, "burst": time.Second, "drain": 6 * time.Second}))
 
 	t.Run("every webhook of the burst is acknowledged", func(t *testing.T) {
 		for _, conf := range []string{"shared", "capped"} {
@@ -168,8 +169,10 @@ func TestWebhooksScaledDown(t *testing.T) {
 		if e := exhausted(t, s, "capped", "burst", "inbound:/webhooks/c"); e.MaxInUse < 20 {
 			t.Errorf("backlog peaked at %d, want the burst to outrun two slots", e.MaxInUse)
 		}
-		if d := claim(t, s, "capped-drained").Left; d == nil || *d > 5 {
-			t.Errorf("drained %v s after the burst began, want within the run (5 s)", d)
+		if d := claim(t, s, "capped-drained").Left; d == nil {
+			t.Errorf("the backlog never drained, want it empty within the run")
+		} else if *d >= 7 {
+			t.Errorf("drained %.2f s after the burst began, want within the run (7 s)", *d)
 		}
 		for _, id := range []string{"capped-none-given-up", "shared-none-given-up"} {
 			if g := claim(t, s, id).Left; g == nil || *g != 0 {
