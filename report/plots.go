@@ -30,9 +30,19 @@ func drawAll(dir string, jobs []plotJob) error {
 // slug turns an endpoint path into a file-name part ("/a" -> "a").
 func slug(path string) string { return strings.TrimSuffix(rundir.RawFileName(path), ".json") }
 
-// windows shades every phase that has faults.
+// windows shades every phase that has faults. A time line without any fault (its phases change
+// the load instead, such as a webhook burst) shades every phase after the first, labelled with
+// its name, so the plots still show where the phases begin.
 func windows(c *Configuration) []chart.Window {
 	var ws []chart.Window
+	if len(faultedDeps(c)) == 0 {
+		for i, ph := range c.Phases {
+			if i > 0 {
+				ws = append(ws, chart.Window{Start: ph.StartS, End: ph.EndS, Label: "phase " + ph.Name})
+			}
+		}
+		return ws
+	}
 	for _, ph := range c.Phases {
 		if len(ph.Faults) == 0 {
 			continue
@@ -192,6 +202,10 @@ func firstOfEachConfig(cfgs []Configuration) []*Configuration {
 	return out
 }
 
+// farCapacity: a capacity line more than this many times the largest in-use value of a resource
+// plot is left out (see resourceSeries).
+const farCapacity = 10
+
 // shareFrom is the spread of endpoint rates (largest / smallest) above which the outcome panels
 // show shares of requests rather than requests per second.
 const shareFrom = 5
@@ -227,6 +241,7 @@ func resourceSeries(c *Configuration) chart.Spec {
 	spec := chart.Spec{Title: c.Name + ": resources in use against capacity", YLabel: "in use (slots, queued, connections)", Windows: windows(c)}
 	idx := map[string]int{}
 	caps := map[string]int{}
+	peak := 0
 	var names []string
 	for _, r := range c.resources {
 		bounded := r.Capacity > 0 || strings.HasPrefix(r.Resource, "pool:") || strings.HasPrefix(r.Resource, "queue:")
@@ -243,8 +258,18 @@ func resourceSeries(c *Configuration) chart.Spec {
 		spec.Series[i].X = append(spec.Series[i].X, r.T.Seconds())
 		spec.Series[i].Y = append(spec.Series[i].Y, float64(r.InUse))
 		caps[r.Resource] = max(caps[r.Resource], r.Capacity)
+		peak = max(peak, r.InUse)
 	}
 	slices.Sort(names)
+	// A capacity more than farCapacity times anything in use (an inbound cap of 5000 against
+	// pools of 2) would squash every series to the floor: leave its line out and write it into
+	// the series' name instead.
+	for i, sr := range spec.Series {
+		if k := caps[sr.Name]; k > farCapacity*max(peak, 1) {
+			spec.Series[i].Name = fmt.Sprintf("%s (capacity %d, off the scale)", sr.Name, k)
+			caps[sr.Name] = 0
+		}
+	}
 	top := func(name string) bool { return strings.HasPrefix(name, "pool:") || strings.HasPrefix(name, "queue:") }
 	slices.SortStableFunc(spec.Series, func(a, b chart.Series) int {
 		switch {

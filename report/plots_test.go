@@ -69,3 +69,29 @@ func TestRateSpread(t *testing.T) {
 		})
 	}
 }
+
+// A capacity far above anything in use is written into the series' name instead of drawn, so it
+// does not squash the pools to the floor.
+func TestResourceSeriesFarCapacity(t *testing.T) {
+	c := &Configuration{resources: []rundir.ResourceSample{
+		{Resource: "pool:webhooks", Capacity: 2, InUse: 2},
+		{Resource: "inbound:/webhooks/c", Capacity: 5000, InUse: 207},
+	}}
+	spec := resourceSeries(c)
+	if spec.Series[0].Name != "inbound:/webhooks/c (capacity 5000, off the scale)" || len(spec.HLines) != 1 || spec.HLines[0].Name != "pool:webhooks capacity" {
+		t.Errorf("series %q, lines %+v", spec.Series[0].Name, spec.HLines)
+	}
+}
+
+// Fault-free time lines (a burst of load) still show where their phases begin.
+func TestWindowsWithoutFaults(t *testing.T) {
+	c := &Configuration{Phases: []Phase{{Name: "baseline", EndS: 3}, {Name: "burst", StartS: 3, EndS: 5}, {Name: "drain", StartS: 5, EndS: 13}}}
+	want := []chart.Window{{Start: 3, End: 5, Label: "phase burst"}, {Start: 5, End: 13, Label: "phase drain"}}
+	if got := windows(c); !reflect.DeepEqual(got, want) {
+		t.Errorf("windows %+v, want %+v", got, want)
+	}
+	c.Phases[1].Faults = []Fault{{Dependency: "A", Description: "latency 450ms on A"}}
+	if got := windows(c); len(got) != 1 || got[0].Label != "latency 450ms on A" {
+		t.Errorf("with a fault: windows %+v, want the fault's phase only", got)
+	}
+}
