@@ -14,8 +14,11 @@ import (
 // endpoint that calls a faulted dependency stays on its own, and the rest are pooled into one
 // group, "others (N)", whose statistics and timeline are computed over all their requests
 // together (exact quantiles of the pooled requests, not an average of per-endpoint figures).
-// Tables, plots and the roles then use the group; summary.json keeps every member's per-phase
-// statistics but only the group's timeline. Resources are grouped the same way: pool:<member>,
+// Tables (settings and validity included, one row per group with its members summed up), plots
+// and the roles then use the group, and the members' invalid reasons fold into one reason per
+// group. summary.json keeps the group's statistics, timeline and summed attacks and pools but
+// leaves out the members' own (GenerateOptions.MemberStats keeps them: for 500 partners they are
+// about 12 MB). Resources are grouped the same way: pool:<member>,
 // queue:<member>, conns:<member> and calls:<member> of the pooled members become one resource
 // per prefix whose in-use is the largest member's and whose rejections are the members' sum.
 
