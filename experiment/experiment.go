@@ -321,7 +321,7 @@ func runConfiguration(ctx context.Context, sc *scenarios.Scenario, conf scenario
 			return nil, fmt.Errorf("endpoint %s: %w", ep.Path, err)
 		}
 		if off := staggerOffset(i, len(sc.Endpoints), rate); off > 0 && arr == loadgen.ArrivalsConstant {
-			pacer = staggered{Pacer: pacer, offset: off}
+			pacer = staggered{Pacer: pacer, lead: off}
 		}
 		attacks = append(attacks, loadgen.Attack{Name: ep.Path, URL: b.svcURL + ep.Path, Pacer: pacer, Out: f})
 		m.Endpoints = append(m.Endpoints, rundir.Endpoint{
@@ -577,7 +577,7 @@ func progress(stop <-chan struct{}, opts Options, t0 time.Time, total time.Durat
 		fmt.Fprintf(&sb, "%-8s %-10s %5.1fs/%.0fs", conf, phase, el.Seconds(), total.Seconds())
 		ps := lr.Progress()
 		for i, p := range ps {
-			if len(ps) >= staggerFrom && i == progressMax {
+			if len(ps) > progressAll && i == progressMax {
 				fmt.Fprintf(&sb, " | %d more", len(ps)-i)
 				break
 			}

@@ -14,8 +14,8 @@ func TestStaggerOffset(t *testing.T) {
 		rate float64
 		want time.Duration
 	}{
-		{"two endpoints start together, as before", 1, 2, 50, 0},
-		{"below staggerFrom nothing moves", 15, 15, 1, 0},
+		{"one endpoint does not move", 0, 1, 50, 0},
+		{"the second of two at 50/s leads by half its 20 ms interval", 1, 2, 50, 10 * time.Millisecond},
 		{"first of many stays at zero", 0, 500, 1, 0},
 		{"middle of 500 at 1/s: half a second", 250, 500, 1, 500 * time.Millisecond},
 		{"last of 500 at 1/s", 499, 500, 1, 998 * time.Millisecond},
@@ -30,23 +30,25 @@ func TestStaggerOffset(t *testing.T) {
 	}
 }
 
-// A staggered pacer is the inner schedule moved later: Scheduled, Hits and Pace agree with it.
+// A staggered pacer is the inner schedule moved earlier by less than one interval: Scheduled,
+// Hits and Pace agree with it, and as many hits are due by any whole second as without it.
 func TestStaggeredSchedule(t *testing.T) {
 	inner, err := loadgen.NewConstantPacer(1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := staggered{Pacer: inner, offset: 300 * time.Millisecond}
+	p := staggered{Pacer: inner, lead: 300 * time.Millisecond}
 	tests := []struct {
 		elapsed  time.Duration
 		hits     uint64 // due by elapsed
 		waitNext time.Duration
 	}{
-		{0, 0, 1300 * time.Millisecond},
-		{200 * time.Millisecond, 0, 1100 * time.Millisecond},
-		{1299 * time.Millisecond, 0, time.Millisecond},
-		{1300 * time.Millisecond, 1, time.Second},
-		{3500 * time.Millisecond, 3, 800 * time.Millisecond},
+		{0, 0, 700 * time.Millisecond},
+		{200 * time.Millisecond, 0, 500 * time.Millisecond},
+		{699 * time.Millisecond, 0, time.Millisecond},
+		{700 * time.Millisecond, 1, time.Second},
+		{time.Second, 1, 700 * time.Millisecond},
+		{3500 * time.Millisecond, 3, 200 * time.Millisecond},
 	}
 	for _, tt := range tests {
 		t.Run(tt.elapsed.String(), func(t *testing.T) {
