@@ -149,3 +149,19 @@ func TestReportMissingFolder(t *testing.T) {
 		t.Fatalf("err = %v, want one naming the folder", err)
 	}
 }
+
+// --only keeps a scenario with claims about other configurations runnable: those claims are
+// left out, with a note, instead of failing validation.
+func TestRunOnlyLeavesOutClaimsAboutOtherConfigurations(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a 1 s scenario")
+	}
+	out, err := executeCommand(t, "run", "carriers", "--only", "breaker", "--scale", "0.05", "--no-report",
+		"--out", filepath.Join(t.TempDir(), "results"), "--plain")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if !strings.Contains(out, "--only: leaving out") {
+		t.Errorf("no note about the claims left out:\n%s", out)
+	}
+}

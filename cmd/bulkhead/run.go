@@ -159,6 +159,22 @@ func applyOverrides(cmd *cobra.Command, sc *scenarios.Scenario, o *runOptions) e
 			}
 		}
 		sc.Configurations = keep
+		// Claims about configurations that will not run cannot be judged; leave them out
+		// rather than fail validation.
+		kept := map[string]bool{}
+		for _, c := range keep {
+			kept[c.Name] = true
+		}
+		var claims []scenarios.Claim
+		for _, c := range sc.Claims {
+			if kept[c.Measure.Configuration] && (c.Than == nil || kept[c.Than.Configuration]) {
+				claims = append(claims, c)
+			}
+		}
+		if n := len(sc.Claims) - len(claims); n > 0 {
+			fmt.Fprintf(cmd.OutOrStdout(), "--only: leaving out %d claim(s) about configurations that will not run\n", n)
+		}
+		sc.Claims = claims
 	}
 	if err := sc.Validate(); err != nil {
 		return fmt.Errorf("after overrides: %w", err)
