@@ -47,6 +47,9 @@ type Options struct {
 	Command string
 	// Version is this tool's version, recorded in every manifest.
 	Version string
+	// LagLimit is the send-lag p99 above which a configuration's run is invalid. 0 means
+	// loadgen.DefaultLagLimit (1 ms). It is recorded in every manifest.
+	LagLimit time.Duration
 	// Loadgen adds load generator options (tests use small timeouts).
 	Loadgen []loadgen.Opt
 }
@@ -354,7 +357,11 @@ func runConfiguration(ctx context.Context, sc *scenarios.Scenario, conf scenario
 	}
 	total := off
 
-	lopts := append([]loadgen.Opt{loadgen.WithTimeout(sc.Load.Timeout)}, opts.Loadgen...)
+	m.LagLimit = opts.LagLimit
+	if m.LagLimit <= 0 {
+		m.LagLimit = loadgen.DefaultLagLimit
+	}
+	lopts := append([]loadgen.Opt{loadgen.WithTimeout(sc.Load.Timeout), loadgen.WithLagLimit(m.LagLimit)}, opts.Loadgen...)
 	m.Started = time.Now()
 	lr, err := loadgen.Start(ctx, attacks, total, lopts...)
 	if err != nil {

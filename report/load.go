@@ -155,7 +155,7 @@ func loadConfiguration(runDir, name string, bucket time.Duration) (*Configuratio
 	c := &Configuration{
 		Name: name, Config: m.Configuration, Repetition: m.Repetition, Mode: string(svc.Mode),
 		Valid: m.Valid, Invalid: m.Invalid, Partial: m.Partial, Seed: m.Seed,
-		ClientTimeoutMS: ms(int64(m.ClientTimeout)), Timeline: map[string][]Bucket{},
+		ClientTimeoutMS: ms(int64(m.ClientTimeout)), LagLimitMS: ms(int64(m.LagLimit)), Timeline: map[string][]Bucket{},
 		manifest: &m,
 	}
 	if c.Config == "" {

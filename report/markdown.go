@@ -115,6 +115,13 @@ func (s *Summary) markdown(jobs []plotJob) string {
 	}
 
 	w("## Validity\n\n")
+	limit := 1.0
+	for _, c := range s.Configurations {
+		if c.LagLimitMS > 0 {
+			limit = c.LagLimitMS
+		}
+	}
+	w("A configuration's run is valid when the open-model load generator dropped no send and its send lag (actual minus scheduled send time) stayed at or under %s ms at p99.\n\n", num(limit))
 	if s.Valid {
 		w("Valid: the load generator kept to its schedule in every configuration.\n\n")
 	} else {

@@ -54,10 +54,13 @@ type Configuration struct {
 	Partial    bool     `json:"partial"`
 	Seed       int64    `json:"seed"`
 	// ClientTimeoutMS is the service's client timeout of every dependency call.
-	ClientTimeoutMS float64       `json:"client_timeout_ms"`
-	Pools           []PoolInfo    `json:"pools"`
-	Endpoints       []EndpointRun `json:"endpoints"`
-	Phases          []Phase       `json:"phases"`
+	ClientTimeoutMS float64 `json:"client_timeout_ms"`
+	// LagLimitMS is the send-lag p99 the load generator held this run to (manifests before the
+	// limit was recorded: 0, meaning the 1 ms default).
+	LagLimitMS float64       `json:"lag_limit_ms"`
+	Pools      []PoolInfo    `json:"pools"`
+	Endpoints  []EndpointRun `json:"endpoints"`
+	Phases     []Phase       `json:"phases"`
 	// Timeline holds per endpoint path one Bucket per BucketS seconds of the time line.
 	Timeline map[string][]Bucket `json:"timeline"`
 	// Outside counts results whose send offset lies in no phase.

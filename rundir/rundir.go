@@ -58,6 +58,8 @@ type Manifest struct {
 	Endpoints     []Endpoint     `json:"endpoints"`
 	Resolved      map[string]any `json:"resolved,omitempty"` // scenario values resolved at load time (e.g. "0.9x timeout" -> 450ms)
 	Toxiproxy     string         `json:"toxiproxy"`          // "embedded" or the external URL
+	// LagLimit is the send-lag p99 above which the load generator marked the run invalid.
+	LagLimit time.Duration `json:"lag_limit_ns"`
 }
 
 // Versions records what produced the run.

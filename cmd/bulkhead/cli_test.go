@@ -88,6 +88,7 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		{"zero scale", []string{"--scale", "0"}, "--scale: must be > 0"},
 		{"unknown configuration", []string{"--only", "nope"}, `--only: no configuration "nope"`},
 		{"zero repetitions", []string{"--repetitions", "0"}, "--repetitions"},
+		{"zero lag limit", []string{"--lag-limit", "0s"}, "--lag-limit: must be > 0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

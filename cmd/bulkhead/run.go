@@ -28,6 +28,7 @@ type runOptions struct {
 	Toxiproxy   string
 	NoReport    bool
 	Plain       bool
+	LagLimit    time.Duration
 }
 
 func newRunCmd(runF func(*cobra.Command, *runOptions) error) *cobra.Command {
@@ -64,6 +65,7 @@ second exits at once.`,
 	f.StringVar(&o.Toxiproxy, "toxiproxy", "", "use an external toxiproxy-server at this API URL instead of the embedded one")
 	f.BoolVar(&o.NoReport, "no-report", false, "write raw results only; run 'bulkhead report' later")
 	f.BoolVar(&o.Plain, "plain", false, "print plain progress lines even on a terminal")
+	f.DurationVar(&o.LagLimit, "lag-limit", loadgen.DefaultLagLimit, "send-lag p99 above which a configuration's run is marked invalid (recorded in the manifest)")
 	return cmd
 }
 
@@ -84,6 +86,7 @@ func runRun(cmd *cobra.Command, o *runOptions) error {
 		Toxiproxy:   o.Toxiproxy,
 		Progress:    out,
 		Live:        live,
+		LagLimit:    o.LagLimit,
 		Command:     "bulkhead " + strings.Join(os.Args[1:], " "),
 		Version:     version,
 	})
@@ -139,6 +142,9 @@ func applyOverrides(cmd *cobra.Command, sc *scenarios.Scenario, o *runOptions) e
 			return fmt.Errorf("--repetitions: must be > 0, got %d", o.Repetitions)
 		}
 		sc.Repetitions = o.Repetitions
+	}
+	if f.Changed("lag-limit") && o.LagLimit <= 0 {
+		return fmt.Errorf("--lag-limit: must be > 0, got %s", o.LagLimit)
 	}
 	if len(o.Only) > 0 {
 		var keep []scenarios.Configuration
