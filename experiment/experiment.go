@@ -47,8 +47,9 @@ type Options struct {
 	Command string
 	// Version is this tool's version, recorded in every manifest.
 	Version string
-	// LagLimit is the send-lag p99 above which a configuration's run is invalid. 0 means
-	// loadgen.DefaultLagLimit (1 ms). It is recorded in every manifest.
+	// LagLimit is the send-lag p99 above which a configuration's run is invalid. 0 means the
+	// scenario's load.lag_limit, else loadgen.DefaultLagLimit (1 ms). It is recorded in every
+	// manifest.
 	LagLimit time.Duration
 	// Loadgen adds load generator options (tests use small timeouts).
 	Loadgen []loadgen.Opt
@@ -358,6 +359,9 @@ func runConfiguration(ctx context.Context, sc *scenarios.Scenario, conf scenario
 	total := off
 
 	m.LagLimit = opts.LagLimit
+	if m.LagLimit <= 0 {
+		m.LagLimit = sc.Load.LagLimit
+	}
 	if m.LagLimit <= 0 {
 		m.LagLimit = loadgen.DefaultLagLimit
 	}

@@ -23,7 +23,7 @@ phases:
 `))
 	fmt.Println(err)
 	// Output:
-	// scenarios/x.yaml:5: load.arivals: unknown field "arivals" (known: rate, arrivals, timeout)
+	// scenarios/x.yaml:5: load.arivals: unknown field "arivals" (known: rate, arrivals, timeout, lag_limit)
 	// scenarios/x.yaml:8: configurations[0].pools: dependency "B" is in no pool; each dependency belongs to exactly one pool
 	// scenarios/x.yaml:13: phases[0].faults[0].dependency: unknown dependency "C" (known: A, B)
 }

@@ -581,6 +581,7 @@ func (d *decoder) load(n *yaml.Node, path string, l *LoadSpec) {
 		{name: "rate", required: true, decode: d.rate(&l.Rate)},
 		{name: "arrivals", decode: d.str(&l.Arrivals)},
 		{name: "timeout", decode: d.duration(&l.Timeout, true)},
+		{name: "lag_limit", decode: d.duration(&l.LagLimit, false)},
 	})
 }
 

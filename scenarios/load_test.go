@@ -83,6 +83,7 @@ func TestParseErrors(t *testing.T) {
 		{"negative endpoint rate", "{path: /a, calls: [A]}", "{path: /a, calls: [A], rate: -1/s}", `t.yaml:7: endpoints[0].rate: rate "-1/s": -1 requests/s is not in (0, `},
 		{"negative dependency latency", "  - name: A\n", "  - name: A\n    latency: -5ms\n", `t.yaml:5: dependencies[0].latency: must be >= 0, got -5ms`},
 		{"sample_every zero when set", "", "sample_every: 0s\n", `t.yaml:16: sample_every: must be > 0 when set`},
+		{"negative lag limit", "  rate: 10/s\n", "  rate: 10/s\n  lag_limit: -1ms\n", `t.yaml:11: load.lag_limit: must be > 0, got -1ms`},
 		{"load timeout not above the client timeout", "  rate: 10/s\n", "  rate: 10/s\n  timeout: 500ms\n", `t.yaml:11: load.timeout: 500ms must exceed the client timeout 500ms`},
 
 		// Relative amounts.

@@ -125,6 +125,10 @@ type LoadSpec struct {
 	Arrivals string `yaml:"arrivals"`
 	// Timeout is the load generator's own request timeout. 0 means 4x the client timeout.
 	Timeout time.Duration `yaml:"timeout"`
+	// LagLimit is the send-lag p99 above which a configuration's run is invalid. 0 means the
+	// load generator's default (1 ms). A scenario whose effects are measured in hundreds of
+	// milliseconds may declare a looser bound, with its reason in a comment; the run records it.
+	LagLimit time.Duration `yaml:"lag_limit,omitempty"`
 }
 
 // Phase is one span of the time line with the faults it applies.

@@ -124,6 +124,8 @@ func (s *Scenario) validate() *problems {
 		p.add("load.arrivals", "unknown arrivals %q (known: %s, %s)", s.Load.Arrivals, ArrivalsConstant, ArrivalsPoisson)
 	}
 	switch {
+	case s.Load.LagLimit < 0:
+		p.add("load.lag_limit", "must be > 0, got %v", s.Load.LagLimit)
 	case s.Load.Timeout < 0:
 		p.add("load.timeout", "must be > 0, got %v", s.Load.Timeout)
 	case s.Load.Timeout > 0 && s.Timeout > 0 && s.Load.Timeout <= s.Timeout:

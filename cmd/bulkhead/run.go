@@ -65,7 +65,7 @@ second exits at once.`,
 	f.StringVar(&o.Toxiproxy, "toxiproxy", "", "use an external toxiproxy-server at this API URL instead of the embedded one")
 	f.BoolVar(&o.NoReport, "no-report", false, "write raw results only; run 'bulkhead report' later")
 	f.BoolVar(&o.Plain, "plain", false, "print plain progress lines even on a terminal")
-	f.DurationVar(&o.LagLimit, "lag-limit", loadgen.DefaultLagLimit, "send-lag p99 above which a configuration's run is marked invalid (recorded in the manifest)")
+	f.DurationVar(&o.LagLimit, "lag-limit", 0, "send-lag p99 above which a configuration's run is marked invalid (default: the scenario's load.lag_limit, else 1ms; recorded in the manifest)")
 	return cmd
 }
 
