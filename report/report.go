@@ -15,6 +15,10 @@ import (
 // ErrOutInRaw is returned by Compare when the output folder lies inside a raw results folder.
 var ErrOutInRaw = errors.New("output folder inside a raw results folder")
 
+// ErrOutExists is returned by Compare when the output folder already exists: a comparison never
+// overwrites earlier results.
+var ErrOutExists = errors.New("output folder already exists; choose a new one")
+
 // Analyze reads the run folder runDir and computes its Summary without writing anything. It
 // blocks while it streams every raw file (one configuration at a time, holding about 24 bytes per
 // request of that configuration). It fails if run.json or a manifest cannot be read or a raw file
@@ -180,8 +184,9 @@ func (s *Summary) Verdicts() string {
 
 // Compare analyses each run folder and writes into outDir a compare.md laying the runs side by
 // side (verdicts, and the unaffected endpoint's figures per configuration) and comparison plots
-// under outDir/plots. outDir is created if needed and must not lie inside a raw results folder
-// (ErrOutInRaw). It blocks until every file is written; on error some files may be written.
+// under outDir/plots. outDir must not exist yet (ErrOutExists: earlier results are never
+// overwritten) and must not lie inside a raw results folder (ErrOutInRaw). It blocks until every
+// file is written; on error some files may be written.
 func Compare(outDir string, runDirs ...string) error {
 	if len(runDirs) == 0 {
 		return fmt.Errorf("compare: no run folders given")
@@ -207,7 +212,13 @@ func Compare(outDir string, runDirs ...string) error {
 		}
 		sums = append(sums, s)
 	}
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return fmt.Errorf("compare: %w", err)
+	}
+	if err := os.Mkdir(out, 0o755); err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("compare: %s: %w", outDir, ErrOutExists)
+		}
 		return fmt.Errorf("compare: %w", err)
 	}
 	jobs := compareJobs(sums)

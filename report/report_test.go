@@ -230,6 +230,13 @@ func TestCompare(t *testing.T) {
 				t.Error(err)
 			}
 		}
+		// A second comparison into the same folder would overwrite the first: refused.
+		if err := Compare(out, one); !errors.Is(err, ErrOutExists) {
+			t.Errorf("second Compare into %s: err = %v, want ErrOutExists", out, err)
+		}
+		if md2, _ := os.ReadFile(filepath.Join(out, "compare.md")); string(md2) != string(md) {
+			t.Error("the first comparison's compare.md was changed")
+		}
 	})
 }
 

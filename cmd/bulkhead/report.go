@@ -5,9 +5,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/bulkheadlab/bulkhead/experiment"
 	"github.com/bulkheadlab/bulkhead/report"
 	"github.com/bulkheadlab/bulkhead/rundir"
 	"github.com/bulkheadlab/bulkhead/sweep"
@@ -71,6 +73,9 @@ func newCompareCmd() *cobra.Command {
 		Example: `  bulkhead compare results/run1 results/run2 --out results/compare-1-2`,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				out = filepath.Join(experiment.DefaultResultsRoot, time.Now().UTC().Format("20060102T150405Z")+"-compare")
+			}
 			if err := report.Compare(out, args...); err != nil {
 				return err
 			}
@@ -78,6 +83,6 @@ func newCompareCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&out, "out", "o", "results/compare", "folder to write the comparison into (created; must not exist)")
+	cmd.Flags().StringVarP(&out, "out", "o", "", "folder to write the comparison into; must not exist (default results/<timestamp>-compare)")
 	return cmd
 }
