@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -80,6 +81,32 @@ func timeSeries(name string, bs []Bucket, width float64, f func(Bucket) float64)
 	return s
 }
 
+// stepSeries extracts one figure of a timeline as a step line: each bucket's value held flat
+// across the bucket [start, start+width), so a change shows in the bucket where it happened
+// rather than sloping back into the one before (a fault starting at 5 s no longer seems to
+// start at 4.5 s). Buckets without requests break the line.
+func stepSeries(name string, bs []Bucket, width float64, f func(Bucket) float64) chart.Series {
+	s := chart.Series{Name: name}
+	for i, b := range bs {
+		if b.Requests == 0 {
+			if len(s.X) > 0 && !math.IsNaN(s.Y[len(s.Y)-1]) {
+				s.X = append(s.X, b.TS)
+				s.Y = append(s.Y, math.NaN())
+			}
+			continue
+		}
+		if i > 0 && bs[i-1].Requests > 0 && bs[i-1].TS+width < b.TS {
+			// A gap in the timeline (a missing bucket): break the line.
+			s.X = append(s.X, b.TS)
+			s.Y = append(s.Y, math.NaN())
+		}
+		y := f(b)
+		s.X = append(s.X, b.TS, b.TS+width)
+		s.Y = append(s.Y, y, y)
+	}
+	return s
+}
+
 // plotJobs lists the figures of one run: per configuration latency, outcomes and resources over
 // time; the configurations side by side; a percentile curve per endpoint.
 func (s *Summary) plotJobs() []plotJob {
@@ -92,8 +119,8 @@ func (s *Summary) plotJobs() []plotJob {
 				spec := chart.Spec{Title: c.Name + ": latency per endpoint (p50, p99 of every request, failures included)", YLabel: "latency (ms)", LogY: true, Windows: windows(c)}
 				for _, ep := range endpointPaths(c) {
 					spec.Series = append(spec.Series,
-						timeSeries(ep+" p50", c.Timeline[ep], w, func(b Bucket) float64 { return b.P50MS }),
-						timeSeries(ep+" p99", c.Timeline[ep], w, func(b Bucket) float64 { return b.P99MS }))
+						stepSeries(ep+" p50", c.Timeline[ep], w, func(b Bucket) float64 { return b.P50MS }),
+						stepSeries(ep+" p99", c.Timeline[ep], w, func(b Bucket) float64 { return b.P99MS }))
 				}
 				spec.HLines = []chart.Series{{Name: "client timeout", Y: []float64{c.ClientTimeoutMS}}}
 				return chart.Lines(path, spec)
@@ -154,7 +181,7 @@ func (s *Summary) plotJobs() []plotJob {
 						}
 						spec := chart.Spec{Title: title, YLabel: ylabel, LogY: logY, Windows: windows(c)}
 						for _, ep := range endpointPaths(c) {
-							spec.Series = append(spec.Series, timeSeries(ep, c.Timeline[ep], w, f))
+							spec.Series = append(spec.Series, stepSeries(ep, c.Timeline[ep], w, f))
 						}
 						specs = append(specs, spec)
 					}
@@ -337,7 +364,7 @@ func compareJobs(sums []*Summary) []plotJob {
 							spec.Windows = windows(c)
 						}
 						for _, ep := range eps {
-							spec.Series = append(spec.Series, timeSeries(c.Name+" "+ep, c.Timeline[ep], s.BucketS, f))
+							spec.Series = append(spec.Series, stepSeries(c.Name+" "+ep, c.Timeline[ep], s.BucketS, f))
 						}
 					}
 					specs = append(specs, spec)

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"math"
 	"reflect"
 	"testing"
 	"time"
@@ -93,5 +94,23 @@ func TestWindowsWithoutFaults(t *testing.T) {
 	c.Phases[1].Faults = []Fault{{Dependency: "A", Description: "latency 450ms on A"}}
 	if got := windows(c); len(got) != 1 || got[0].Label != "latency 450ms on A" {
 		t.Errorf("with a fault: windows %+v, want the fault's phase only", got)
+	}
+}
+
+// A step series holds each bucket's value across the bucket, and breaks at empty buckets, so a
+// change is drawn in the bucket where it happened.
+func TestStepSeries(t *testing.T) {
+	bs := []Bucket{{TS: 0, Requests: 1, P99MS: 5}, {TS: 1, Requests: 1, P99MS: 500}, {TS: 2}, {TS: 3, Requests: 1, P99MS: 7}}
+	s := stepSeries("/b p99", bs, 1, func(b Bucket) float64 { return b.P99MS })
+	wantX := []float64{0, 1, 1, 2, 2, 3, 4}
+	wantY := []float64{5, 5, 500, 500, math.NaN(), 7, 7}
+	if len(s.X) != len(wantX) || len(s.Y) != len(wantY) {
+		t.Fatalf("X %v Y %v; want X %v Y %v", s.X, s.Y, wantX, wantY)
+	}
+	for i := range wantX {
+		sameY := s.Y[i] == wantY[i] || (math.IsNaN(s.Y[i]) && math.IsNaN(wantY[i]))
+		if s.X[i] != wantX[i] || !sameY {
+			t.Errorf("point %d: (%g, %g), want (%g, %g)", i, s.X[i], s.Y[i], wantX[i], wantY[i])
+		}
 	}
 }
