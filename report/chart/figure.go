@@ -376,18 +376,24 @@ func (ninesTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ticks
 }
 
-// draw lays the figure out on c: title on top, legend rows at the bottom, plots between.
-func (f *figure) draw(c draw.Canvas) {
+// frame paints c white, pads it and writes title centred on top; it returns the canvas left
+// below the title. Every figure (plots, heatmaps) starts this way.
+func frame(c draw.Canvas, title string) draw.Canvas {
 	c.SetColor(color.White)
 	c.Fill(c.Rectangle.Path())
 	pad := vg.Points(8)
 	c = draw.Crop(c, pad, -pad, pad, -pad)
-
-	if f.title != "" {
+	if title != "" {
 		ts := textStyle(titleSize, draw.XCenter, draw.YTop)
-		c.FillText(ts, vg.Point{X: c.Center().X, Y: c.Max.Y}, f.title)
-		c.Max.Y -= ts.Rectangle(f.title).Size().Y + vg.Points(6)
+		c.FillText(ts, vg.Point{X: c.Center().X, Y: c.Max.Y}, title)
+		c.Max.Y -= ts.Rectangle(title).Size().Y + vg.Points(6)
 	}
+	return c
+}
+
+// draw lays the figure out on c: title on top, legend rows at the bottom, plots between.
+func (f *figure) draw(c draw.Canvas) {
+	c = frame(c, f.title)
 	if h := f.drawLegend(c); h > 0 {
 		c.Min.Y += h + vg.Points(4)
 	}

@@ -348,15 +348,7 @@ var (
 )
 
 func (f *heatFigure) draw(c draw.Canvas) {
-	c.SetColor(color.White)
-	c.Fill(c.Rectangle.Path())
-	pad := vg.Points(8)
-	c = draw.Crop(c, pad, -pad, pad, -pad)
-	if f.title != "" {
-		ts := textStyle(titleSize, draw.XCenter, draw.YTop)
-		c.FillText(ts, vg.Point{X: c.Center().X, Y: c.Max.Y}, f.title)
-		c.Max.Y -= ts.Rectangle(f.title).Size().Y + vg.Points(6)
-	}
+	c = frame(c, f.title)
 	if note := f.note(); note != "" {
 		ts := textStyle(noteSize, draw.XCenter, draw.YBottom)
 		c.FillText(ts, vg.Point{X: c.Center().X, Y: c.Min.Y}, note)
