@@ -166,12 +166,7 @@ func (s *Scenario) checkClaims(p *problems) {
 	ids := map[string]bool{}
 	for i, c := range s.Claims {
 		path := index("claims", i)
-		if s.checkName(p, join(path, "id"), c.ID) {
-			if ids[c.ID] {
-				p.add(join(path, "id"), "duplicate claim %q", c.ID)
-			}
-			ids[c.ID] = true
-		}
+		s.checkUniqueName(p, join(path, "id"), "claim", c.ID, ids)
 		if strings.TrimSpace(c.Says) == "" {
 			p.add(join(path, "says"), "must say what the claim is")
 		}

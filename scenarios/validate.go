@@ -48,12 +48,7 @@ func (s *Scenario) validate() *problems {
 	}
 	for i, d := range s.Dependencies {
 		path := index("dependencies", i)
-		if s.checkName(p, join(path, "name"), d.Name) {
-			if known[d.Name] {
-				p.add(join(path, "name"), "duplicate dependency %q", d.Name)
-			}
-			known[d.Name] = true
-		}
+		s.checkUniqueName(p, join(path, "name"), "dependency", d.Name, known)
 		if d.Latency < 0 {
 			p.add(join(path, "latency"), "must be >= 0, got %v", d.Latency)
 		}
@@ -138,12 +133,7 @@ func (s *Scenario) validate() *problems {
 	names := map[string]bool{}
 	for i, c := range s.Configurations {
 		path := index("configurations", i)
-		if s.checkName(p, join(path, "name"), c.Name) {
-			if names[c.Name] {
-				p.add(join(path, "name"), "duplicate configuration %q", c.Name)
-			}
-			names[c.Name] = true
-		}
+		s.checkUniqueName(p, join(path, "name"), "configuration", c.Name, names)
 		s.checkConfiguration(p, path, c, known)
 	}
 
@@ -153,12 +143,7 @@ func (s *Scenario) validate() *problems {
 	names = map[string]bool{}
 	for i, ph := range s.Phases {
 		path := index("phases", i)
-		if s.checkName(p, join(path, "name"), ph.Name) {
-			if names[ph.Name] {
-				p.add(join(path, "name"), "duplicate phase %q", ph.Name)
-			}
-			names[ph.Name] = true
-		}
+		s.checkUniqueName(p, join(path, "name"), "phase", ph.Name, names)
 		if ph.Duration <= 0 {
 			p.add(join(path, "duration"), "must be > 0, got %v", ph.Duration)
 		}
@@ -192,6 +177,18 @@ func (s *Scenario) checkName(p *problems, path, name string) bool {
 		return false
 	}
 	return true
+}
+
+// checkUniqueName checks name like checkName and that no earlier item of the same kind used it;
+// seen collects the valid names.
+func (s *Scenario) checkUniqueName(p *problems, path, kind, name string, seen map[string]bool) {
+	if !s.checkName(p, path, name) {
+		return
+	}
+	if seen[name] {
+		p.add(path, "duplicate %s %q", kind, name)
+	}
+	seen[name] = true
 }
 
 func (s *Scenario) knownList() string {
@@ -265,12 +262,7 @@ func (s *Scenario) checkConfiguration(p *problems, path string, c Configuration,
 	poolNames := map[string]bool{}
 	for j, pl := range c.Pools {
 		path := index(pp, j)
-		if s.checkName(p, join(path, "name"), pl.Name) {
-			if poolNames[pl.Name] {
-				p.add(join(path, "name"), "duplicate pool %q", pl.Name)
-			}
-			poolNames[pl.Name] = true
-		}
+		s.checkUniqueName(p, join(path, "name"), "pool", pl.Name, poolNames)
 		switch service.PoolKind(pl.Kind) {
 		case "", service.KindSemaphore, service.KindWorkers:
 		default:
