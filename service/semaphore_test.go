@@ -163,12 +163,12 @@ func TestSemaphoreDoAfterClose(t *testing.T) {
 	}
 }
 
-// TestSemaphoreNoRoomNeverOverAdmits races the one-add fast path of a semaphore without waiting
-// room: holders never exceed the size, every call is either admitted or rejected full, and every
-// permit comes back.
-func TestSemaphoreNoRoomNeverOverAdmits(t *testing.T) {
-	s := NewSemaphore(PoolConfig{Name: "A", Size: 2})
-	var holders, maxHolders, admitted, rejected int
+// hammer runs 8 goroutines x 500 calls through s, each call counting itself as a holder while it
+// runs (yielding when yield is set, so others race for the permits). Calls may only fail with
+// allowed. It returns the most holders seen at once and the admitted and rejected counts.
+func hammer(t *testing.T, s *Semaphore, yield bool, allowed error) (maxHolders, admitted, rejected int) {
+	t.Helper()
+	var holders int
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for range 8 {
@@ -180,14 +180,16 @@ func TestSemaphoreNoRoomNeverOverAdmits(t *testing.T) {
 					maxHolders = max(maxHolders, holders)
 					admitted++
 					mu.Unlock()
-					runtime.Gosched() // let other callers race for the permits while this one holds
+					if yield {
+						runtime.Gosched() // let other callers race for the permits while this one holds
+					}
 					mu.Lock()
 					holders--
 					mu.Unlock()
 					return nil
 				})
 				if err != nil {
-					if !errors.Is(err, ErrFull) {
+					if !errors.Is(err, allowed) {
 						t.Errorf("Do = %v", err)
 					}
 					mu.Lock()
@@ -198,6 +200,15 @@ func TestSemaphoreNoRoomNeverOverAdmits(t *testing.T) {
 		})
 	}
 	wg.Wait()
+	return maxHolders, admitted, rejected
+}
+
+// TestSemaphoreNoRoomNeverOverAdmits races the one-add fast path of a semaphore without waiting
+// room: holders never exceed the size, every call is either admitted or rejected full, and every
+// permit comes back.
+func TestSemaphoreNoRoomNeverOverAdmits(t *testing.T) {
+	s := NewSemaphore(PoolConfig{Name: "A", Size: 2})
+	maxHolders, admitted, rejected := hammer(t, s, true, ErrFull)
 	st := s.Stats()
 	if maxHolders > 2 || st.InUse != 0 || admitted+rejected != 4000 ||
 		st.Admitted != uint64(admitted) || st.Rejected[ReasonFull] != uint64(rejected) {
@@ -210,35 +221,7 @@ func TestSemaphoreNoRoomNeverOverAdmits(t *testing.T) {
 // holders never exceeds the size, and every permit comes back.
 func TestSemaphoreConcurrent(t *testing.T) {
 	s := NewSemaphore(PoolConfig{Name: "A", Size: 3, QueueCapacity: 4, MaxWait: time.Hour})
-	var holders, maxHolders, admitted, rejected int
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for range 8 {
-		wg.Go(func() {
-			for range 500 {
-				err := s.Do(context.Background(), func(context.Context) error {
-					mu.Lock()
-					holders++
-					maxHolders = max(maxHolders, holders)
-					admitted++
-					mu.Unlock()
-					mu.Lock()
-					holders--
-					mu.Unlock()
-					return nil
-				})
-				if err != nil {
-					if !errors.Is(err, ErrQueueFull) {
-						t.Errorf("Do = %v", err)
-					}
-					mu.Lock()
-					rejected++
-					mu.Unlock()
-				}
-			}
-		})
-	}
-	wg.Wait()
+	maxHolders, admitted, rejected := hammer(t, s, false, ErrQueueFull)
 	st := s.Stats()
 	if maxHolders > 3 || st.InUse != 0 || st.Waiting != 0 {
 		t.Errorf("max holders %d (want <= 3), InUse %d, Waiting %d (want 0, 0)", maxHolders, st.InUse, st.Waiting)
