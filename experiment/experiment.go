@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -92,6 +93,11 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Result, er
 	}
 	if err := copyScenario(sc, filepath.Join(dir, rundir.ScenarioFile)); err != nil {
 		return nil, err
+	}
+	if len(sc.Claims) > 0 {
+		if err := rundir.WriteJSON(filepath.Join(dir, rundir.ClaimsFile), sc.Claims); err != nil {
+			return nil, err
+		}
 	}
 	run := rundir.Run{
 		Scenario:    sc.Name,
@@ -266,6 +272,7 @@ func runConfiguration(ctx context.Context, sc *scenarios.Scenario, conf scenario
 	}
 	defer b.close()
 
+	topo := cfg.Topology()
 	m := &rundir.Manifest{
 		Scenario:      sc.Name,
 		Configuration: conf.Name,
@@ -274,9 +281,12 @@ func runConfiguration(ctx context.Context, sc *scenarios.Scenario, conf scenario
 		Versions:      versions(opts.Version, b.injector.Version()),
 		Host:          hostname(),
 		ClientTimeout: sc.Timeout,
-		Service:       cfg,
+		Topology:      &topo,
 		Toxiproxy:     "embedded",
 		Valid:         true,
+	}
+	if m.Service, err = json.Marshal(cfg); err != nil {
+		return nil, fmt.Errorf("configuration %s: record the service config: %w", conf.Name, err)
 	}
 	if opts.Toxiproxy != "" {
 		m.Toxiproxy = opts.Toxiproxy

@@ -18,9 +18,9 @@
 // Every result is streamed as a vegeta JSON line to the attack's writer as it arrives, so memory
 // does not grow with the number of requests. Stored results keep vegeta's fields (Seq gapless per
 // attack, so the vegeta CLI's report and plot read them), drop the body, and keep only the
-// service's X-Bulkhead-* response headers plus two the load generator adds: rundir.HeaderScheduled
-// (the scheduled send offset from T0, in nanoseconds) and rundir.HeaderClass (Classify).
+// service's X-Bulkhead-* response headers plus two the load generator adds: outcome.HeaderScheduled
+// (the scheduled send offset from T0, in nanoseconds) and outcome.HeaderClass (Classify).
 //
 // loadgen speaks HTTP to whatever URL it is given; the only thing it knows of the service is the
-// outcome header contract in package service.
+// outcome header contract in package outcome.
 package loadgen

@@ -15,10 +15,8 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/bulkheadlab/bulkhead/outcome"
 	vegeta "github.com/tsenart/vegeta/v12/lib"
-
-	"github.com/bulkheadlab/bulkhead/rundir"
-	"github.com/bulkheadlab/bulkhead/service"
 )
 
 // Attack is one endpoint's load: GET URL at the times Pacer schedules, results to Out.
@@ -451,11 +449,6 @@ func (a *attackRun) targeter() vegeta.Targeter {
 	}
 }
 
-// keptHeaders are the response headers stored with each result.
-var keptHeaders = []string{
-	service.HeaderOutcome, service.HeaderPool, service.HeaderReason, service.HeaderDependency,
-}
-
 type flusher interface{ Flush() error }
 
 // drain writes every result of the attack as it arrives and accounts for it. It returns when
@@ -499,15 +492,15 @@ func (a *attackRun) record(r *Run, res *vegeta.Result) {
 	a.lagMax = max(a.lagMax, lag)
 	_ = a.lag.RecordValue(max(min(int64(lag), lagMaxNS), 1))
 
-	class := Classify(res)
-	h := make(http.Header, len(keptHeaders)+2)
-	for _, k := range keptHeaders {
+	class := outcome.Classify(int(res.Code), res.Headers, res.Error)
+	h := make(http.Header, len(outcome.KeptHeaders)+2)
+	for _, k := range outcome.KeptHeaders {
 		if v := res.Headers[k]; len(v) > 0 {
 			h[k] = v
 		}
 	}
-	h[rundir.HeaderScheduled] = []string{strconv.FormatInt(int64(scheduled), 10)}
-	h[rundir.HeaderClass] = []string{class}
+	h[outcome.HeaderScheduled] = []string{strconv.FormatInt(int64(scheduled), 10)}
+	h[outcome.HeaderClass] = []string{class}
 	res.Headers = h
 	res.Body = nil
 

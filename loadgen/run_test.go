@@ -17,10 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bulkheadlab/bulkhead/outcome"
 	vegeta "github.com/tsenart/vegeta/v12/lib"
-
-	"github.com/bulkheadlab/bulkhead/rundir"
-	"github.com/bulkheadlab/bulkhead/service"
 )
 
 // stalledServer holds every request until release is closed (or the client gives up). arrived
@@ -46,7 +44,7 @@ func newStalledServer(t *testing.T, want int64) *stalledServer {
 		case <-r.Context().Done():
 			return
 		}
-		w.Header().Set(service.HeaderOutcome, service.OutcomeOK)
+		w.Header().Set(outcome.HeaderOutcome, outcome.OK)
 		w.Header().Set("X-Unrelated", "dropped")
 		io.WriteString(w, "a body that is not stored")
 	}))
@@ -188,9 +186,9 @@ func TestOpenModelFidelity(t *testing.T) {
 						res.Seq, res.Attack, res.Code, res.Body, res.BytesIn)
 				}
 				want := http.Header{
-					service.HeaderOutcome:  {service.OutcomeOK},
-					rundir.HeaderScheduled: {strconv.FormatInt(int64(pacer.Scheduled(res.Seq)), 10)},
-					rundir.HeaderClass:     {"ok"},
+					outcome.HeaderOutcome:   {outcome.OK},
+					outcome.HeaderScheduled: {strconv.FormatInt(int64(pacer.Scheduled(res.Seq)), 10)},
+					outcome.HeaderClass:     {"ok"},
 				}
 				if !equalHeader(res.Headers, want) {
 					t.Fatalf("result %d headers %v; want %v", res.Seq, res.Headers, want)
@@ -308,14 +306,14 @@ func TestStopMidRun(t *testing.T) {
 
 // Each outcome of the service and each transport failure arrives as its class.
 func TestClassesEndToEnd(t *testing.T) {
-	respond := func(code int, outcome, reason string) http.HandlerFunc {
+	respond := func(code int, oc, reason string) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
-			if outcome != "" {
-				w.Header().Set(service.HeaderOutcome, outcome)
-				w.Header().Set(service.HeaderDependency, "A")
+			if oc != "" {
+				w.Header().Set(outcome.HeaderOutcome, oc)
+				w.Header().Set(outcome.HeaderDependency, "A")
 			}
 			if reason != "" {
-				w.Header().Set(service.HeaderReason, reason)
+				w.Header().Set(outcome.HeaderReason, reason)
 			}
 			w.WriteHeader(code)
 		}
@@ -336,11 +334,11 @@ func TestClassesEndToEnd(t *testing.T) {
 	defer close(hold)
 	mux := http.NewServeMux()
 	routes := map[string]http.HandlerFunc{
-		"/ok":       respond(200, service.OutcomeOK, ""),
-		"/full":     respond(503, service.OutcomeRejected, service.ReasonFull),
-		"/breaker":  respond(503, service.OutcomeRejected, service.ReasonBreakerOpen),
-		"/deptime":  respond(504, service.OutcomeTimeout, ""),
-		"/upstream": respond(502, service.OutcomeUpstream, "status-500"),
+		"/ok":       respond(200, outcome.OK, ""),
+		"/full":     respond(503, outcome.Rejected, outcome.ReasonFull),
+		"/breaker":  respond(503, outcome.Rejected, outcome.ReasonBreakerOpen),
+		"/deptime":  respond(504, outcome.Timeout, ""),
+		"/upstream": respond(502, outcome.Upstream, "status-500"),
 		"/missing":  respond(404, "", ""),
 		"/eof":      hijack(false),
 		"/reset":    hijack(true),
@@ -394,10 +392,10 @@ func TestClassesEndToEnd(t *testing.T) {
 				t.Fatalf("sent %d, classes %v; want 4 sent, all %s", c.Sent, c.Classes, class)
 			}
 			for _, res := range decodeAll(t, c.Name, outs[c.Name].Bytes()) {
-				if got := res.Headers.Get(rundir.HeaderClass); got != class {
+				if got := res.Headers.Get(outcome.HeaderClass); got != class {
 					t.Fatalf("stored class %q; want %q", got, class)
 				}
-				if strings.Contains(res.Headers.Get(rundir.HeaderClass), "127.0.0.1") {
+				if strings.Contains(res.Headers.Get(outcome.HeaderClass), "127.0.0.1") {
 					t.Fatalf("class embeds an address")
 				}
 			}

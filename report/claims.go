@@ -5,14 +5,13 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/bulkheadlab/bulkhead/claim"
 	"github.com/bulkheadlab/bulkhead/rundir"
-	"github.com/bulkheadlab/bulkhead/scenarios"
 )
 
 // Claim is one claim of the scenario file (its `claims:` block) judged on the run's numbers.
@@ -33,24 +32,19 @@ type Claim struct {
 	Right *float64 `json:"right"`
 }
 
-// readClaims returns the claims of the scenario file copied into the run folder, or a note
-// saying why there are none to judge ("" when the file simply declares none). A run folder
-// without scenario.yaml (an older run, a synthetic one) has no claims and no note.
-func readClaims(runDir string) ([]scenarios.Claim, string) {
-	path := filepath.Join(runDir, rundir.ScenarioFile)
-	data, err := os.ReadFile(path)
+// readClaims returns the claims the runner recorded in the run folder (claims.json), or a note
+// saying why they cannot be judged. A folder without claims.json (an older run, a synthetic one,
+// a scenario without claims) has no claims and no note.
+func readClaims(runDir string) ([]claim.Claim, string) {
+	var cs []claim.Claim
+	err := rundir.ReadJSON(filepath.Join(runDir, rundir.ClaimsFile), &cs)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, ""
 	}
 	if err != nil {
-		return nil, fmt.Sprintf("claims not judged: read %s: %v", rundir.ScenarioFile, err)
+		return nil, fmt.Sprintf("claims not judged: read %s: %v", rundir.ClaimsFile, err)
 	}
-	sc, err := scenarios.Parse(path, data)
-	if err != nil {
-		return nil, fmt.Sprintf("claims not judged: %s does not load: %v", rundir.ScenarioFile,
-			strings.ReplaceAll(err.Error(), "\n", "; "))
-	}
-	return sc.Claims, ""
+	return cs, ""
 }
 
 // noVerdictInvalid starts the evidence of every claim of an invalid run.
@@ -58,7 +52,7 @@ const noVerdictInvalid = "no verdict: the run is invalid"
 
 // judgeClaims evaluates claims on the summary's configurations. With an invalid run every claim
 // is listed without a verdict (Holds null), its figures still measured and shown.
-func (s *Summary) judgeClaims(claims []scenarios.Claim) []Claim {
+func (s *Summary) judgeClaims(claims []claim.Claim) []Claim {
 	out := make([]Claim, 0, len(claims))
 	for _, c := range claims {
 		r := Claim{ID: c.ID, Says: c.Says, Op: c.Op, Rule: ruleOf(c)}
@@ -102,7 +96,7 @@ func (s *Summary) judgeClaims(claims []scenarios.Claim) []Claim {
 	return out
 }
 
-func factorOf(c scenarios.Claim) float64 {
+func factorOf(c claim.Claim) float64 {
 	if c.Factor == 0 {
 		return 1
 	}
@@ -123,15 +117,15 @@ func compare(left float64, op string, right, tol float64) bool {
 	// a reader sees ("0.98 >= 0.98" holds even when the unrounded left is 0.97999).
 	l, r := round3(left), round3(right)
 	switch op {
-	case scenarios.OpLess:
+	case claim.OpLess:
 		return l < r
-	case scenarios.OpLessEq:
+	case claim.OpLessEq:
 		return l <= r
-	case scenarios.OpGreater:
+	case claim.OpGreater:
 		return l > r
-	case scenarios.OpGreaterEq:
+	case claim.OpGreaterEq:
 		return l >= r
-	case scenarios.OpWithin:
+	case claim.OpWithin:
 		return round3(math.Abs(l-r)) <= tol
 	}
 	return false
@@ -139,7 +133,7 @@ func compare(left float64, op string, right, tol float64) bool {
 
 // describeMeasure writes a measure in words: "success_rate of /a in shared/slow-b",
 // "max_in_use of calls:B in breaker/slow-b until breaker:B reached capacity".
-func describeMeasure(m scenarios.Measure) string {
+func describeMeasure(m claim.Measure) string {
 	what := m.Endpoint
 	if m.Resource != "" {
 		what = m.Resource
@@ -152,7 +146,7 @@ func describeMeasure(m scenarios.Measure) string {
 }
 
 // ruleOf writes the claim's comparison in words.
-func ruleOf(c scenarios.Claim) string {
+func ruleOf(c claim.Claim) string {
 	var right string
 	switch {
 	case c.Value != nil && c.Factor == 0 && c.Plus == 0:
@@ -168,17 +162,17 @@ func ruleOf(c scenarios.Claim) string {
 			right += fmt.Sprintf(" + %s", num(c.Plus))
 		}
 	}
-	if c.Op == scenarios.OpWithin {
+	if c.Op == claim.OpWithin {
 		return fmt.Sprintf("%s within ±%s of %s", describeMeasure(c.Measure), num(c.Tolerance), right)
 	}
 	return fmt.Sprintf("%s %s %s", describeMeasure(c.Measure), c.Op, right)
 }
 
 // evidenceOf says the comparison with the measured numbers.
-func evidenceOf(c scenarios.Claim, left, right float64, s *Summary) string {
+func evidenceOf(c claim.Claim, left, right float64, s *Summary) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s = %s", describeMeasure(c.Measure), num(left))
-	if c.Op == scenarios.OpWithin {
+	if c.Op == claim.OpWithin {
 		fmt.Fprintf(&b, ", %s from ", num(math.Abs(left-right)))
 	} else {
 		fmt.Fprintf(&b, " %s ", opWord(c.Op, compare(left, c.Op, right, c.Tolerance)))
@@ -201,10 +195,10 @@ func evidenceOf(c scenarios.Claim, left, right float64, s *Summary) string {
 	} else {
 		b.WriteString(num(right))
 	}
-	if c.Op == scenarios.OpWithin {
+	if c.Op == claim.OpWithin {
 		fmt.Fprintf(&b, " (tolerance %s)", num(c.Tolerance))
 	}
-	for _, m := range []*scenarios.Measure{&c.Measure, c.Than} {
+	for _, m := range []*claim.Measure{&c.Measure, c.Than} {
 		if m != nil && m.Until != "" {
 			if _, reached := s.untilReached(*m); !reached {
 				fmt.Fprintf(&b, "; %s never reached capacity in %s/%s, so the window is the whole phase", m.Until, m.Configuration, m.Phase)
@@ -229,7 +223,7 @@ func num(v float64) string {
 
 // measure returns the mean of m over the repetitions of its configuration, or nil and the
 // reason it cannot be measured.
-func (s *Summary) measure(m scenarios.Measure) (*float64, string) {
+func (s *Summary) measure(m claim.Measure) (*float64, string) {
 	members := group(s.Configurations, m.Configuration)
 	if len(members) == 0 {
 		return nil, fmt.Sprintf("no configuration %q in the run", m.Configuration)
@@ -266,7 +260,7 @@ func phaseOf(c *Configuration, name string) *Phase {
 	return nil
 }
 
-// endpointMetric reads one metric (scenarios.EndpointMetrics) of st.
+// endpointMetric reads one metric (claim.EndpointMetrics) of st.
 func endpointMetric(st *Stats, metric string) (float64, bool, string) {
 	if st == nil || st.Requests == 0 {
 		return 0, false, "no requests were sent"
@@ -325,7 +319,7 @@ func endpointMetric(st *Stats, metric string) (float64, bool, string) {
 
 // firstTimes records on st the send offsets, from the phase start, of the first failed and the
 // first rejected request among recs (sorted by send time).
-func firstTimes(st *Stats, recs []record, outs []outcome, start time.Duration) {
+func firstTimes(st *Stats, recs []record, outs []kind, start time.Duration) {
 	for _, r := range recs {
 		o := outs[r.key]
 		if o.success {
@@ -344,7 +338,7 @@ func firstTimes(st *Stats, recs []record, outs []outcome, start time.Duration) {
 
 // untilReached returns the offset of the first sample in m's phase at which m.Until is at
 // capacity, and whether there is one.
-func (s *Summary) untilReached(m scenarios.Measure) (time.Duration, bool) {
+func (s *Summary) untilReached(m claim.Measure) (time.Duration, bool) {
 	for _, c := range group(s.Configurations, m.Configuration) {
 		if ph := phaseOf(c, m.Phase); ph != nil {
 			if t, ok := firstSaturated(c, ph, m.Until); ok {
@@ -366,9 +360,9 @@ func firstSaturated(c *Configuration, ph *Phase, name string) (time.Duration, bo
 	return 0, false
 }
 
-// resourceMetric computes one metric (scenarios.ResourceMetrics) of m.Resource over the samples
+// resourceMetric computes one metric (claim.ResourceMetrics) of m.Resource over the samples
 // of phase ph, ending the window at m.Until's first saturation when given.
-func resourceMetric(c *Configuration, ph *Phase, m scenarios.Measure) (float64, bool, string) {
+func resourceMetric(c *Configuration, ph *Phase, m claim.Measure) (float64, bool, string) {
 	if len(c.resources) == 0 {
 		return 0, false, "no resource samples were recorded"
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bulkheadlab/bulkhead/scenarios"
+	"github.com/bulkheadlab/bulkhead/claim"
 )
 
 // The inbound metrics of a claim, on a backlog sampled every 100 ms: empty until the burst at
@@ -35,15 +35,15 @@ func TestClaimsInboundMetrics(t *testing.T) {
 	tests := []struct {
 		name   string
 		ph     *Phase
-		m      scenarios.Measure
+		m      claim.Measure
 		want   float64
 		wantOK bool
 		why    string
 	}{
-		{name: "given up counts the whole run, not the phase", ph: burst, m: scenarios.Measure{Metric: "given_up", Resource: "inbound:/w"}, want: 2, wantOK: true},
-		{name: "drained: from the phase start to empty after the peak", ph: burst, m: scenarios.Measure{Metric: "drained_s", Resource: "inbound:/w"}, want: 20, wantOK: true},
-		{name: "a phase that never held an item is drained at once", ph: quiet, m: scenarios.Measure{Metric: "drained_s", Resource: "inbound:/w"}, want: 0, wantOK: true},
-		{name: "no samples", ph: burst, m: scenarios.Measure{Metric: "given_up", Resource: "inbound:/x"}, why: "no samples of inbound:/x"},
+		{name: "given up counts the whole run, not the phase", ph: burst, m: claim.Measure{Metric: "given_up", Resource: "inbound:/w"}, want: 2, wantOK: true},
+		{name: "drained: from the phase start to empty after the peak", ph: burst, m: claim.Measure{Metric: "drained_s", Resource: "inbound:/w"}, want: 20, wantOK: true},
+		{name: "a phase that never held an item is drained at once", ph: quiet, m: claim.Measure{Metric: "drained_s", Resource: "inbound:/w"}, want: 0, wantOK: true},
+		{name: "no samples", ph: burst, m: claim.Measure{Metric: "given_up", Resource: "inbound:/x"}, why: "no samples of inbound:/x"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,7 +55,7 @@ func TestClaimsInboundMetrics(t *testing.T) {
 	}
 	t.Run("a backlog that never empties is not drained", func(t *testing.T) {
 		stuck := &Configuration{resources: samples("inbound:/w", 5000, 0, 25*time.Second, backlog, given)}
-		_, ok, why := resourceMetric(stuck, burst, scenarios.Measure{Metric: "drained_s", Resource: "inbound:/w"})
+		_, ok, why := resourceMetric(stuck, burst, claim.Measure{Metric: "drained_s", Resource: "inbound:/w"})
 		if ok || !strings.Contains(why, "never drained (peak 100 in the phase, 51 at the last sample)") {
 			t.Errorf("= %t, %q; want not measurable, never drained", ok, why)
 		}

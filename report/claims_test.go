@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bulkheadlab/bulkhead/rundir"
+	"github.com/bulkheadlab/bulkhead/scenarios"
 )
 
 // claimsScenario is the scenario.yaml of the claims world: the hypothesis world's configurations
@@ -76,9 +77,7 @@ func claimsWorld() world {
 func judged(t *testing.T, w world, claims string) (*Summary, map[string]Claim) {
 	t.Helper()
 	dir := w.write(t, t.TempDir())
-	if err := os.WriteFile(filepath.Join(dir, rundir.ScenarioFile), []byte(claimsScenario+claims), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeClaims(t, dir, claimsScenario+claims)
 	s, err := Analyze(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -213,24 +212,37 @@ func TestClaimsInvalidRun(t *testing.T) {
 	}
 }
 
-// TestClaimsSource: claims come from the run's scenario.yaml; a run without one has none, and
-// one that does not load says why instead of failing the report.
+// writeClaims records the claims of a scenario file's text in dir as the runner does
+// (claims.json), after loading them with the scenario loader.
+func writeClaims(t *testing.T, dir, scenario string) {
+	t.Helper()
+	sc, err := scenarios.Parse("test.yaml", []byte(scenario))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rundir.WriteJSON(filepath.Join(dir, rundir.ClaimsFile), sc.Claims); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestClaimsSource: claims come from the run's claims.json; a run without one has none, and
+// one that does not decode says why instead of failing the report.
 func TestClaimsSource(t *testing.T) {
 	tests := []struct {
-		name     string
-		scenario string // "" = no scenario.yaml
-		claims   int
-		note     string
+		name   string
+		claims string // "" = no claims.json
+		want   int
+		note   string
 	}{
-		{"no scenario.yaml: no claims, no note", "", 0, ""},
-		{"a scenario without claims", strings.TrimSuffix(claimsScenario, "claims:\n"), 0, ""},
-		{"a scenario that does not load", claimsScenario + "  - id: x\n", 0, "claims not judged: scenario.yaml does not load: "},
+		{"no claims.json: no claims, no note", "", 0, ""},
+		{"no claims", "[]", 0, ""},
+		{"claims.json that does not decode", "{\"id\": 1", 0, "claims not judged: read claims.json: "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := claimsWorld().write(t, t.TempDir())
-			if tt.scenario != "" {
-				if err := os.WriteFile(filepath.Join(dir, rundir.ScenarioFile), []byte(tt.scenario), 0o644); err != nil {
+			if tt.claims != "" {
+				if err := os.WriteFile(filepath.Join(dir, rundir.ClaimsFile), []byte(tt.claims), 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -238,8 +250,8 @@ func TestClaimsSource(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Analyze: %v", err)
 			}
-			if len(s.Claims) != tt.claims || !strings.HasPrefix(s.ClaimsNote, tt.note) || (tt.note == "") != (s.ClaimsNote == "") {
-				t.Errorf("claims %d, note %q; want %d claims and a note starting %q", len(s.Claims), s.ClaimsNote, tt.claims, tt.note)
+			if len(s.Claims) != tt.want || !strings.HasPrefix(s.ClaimsNote, tt.note) || (tt.note == "") != (s.ClaimsNote == "") {
+				t.Errorf("claims %d, note %q; want %d claims and a note starting %q", len(s.Claims), s.ClaimsNote, tt.want, tt.note)
 			}
 			if s.Claims == nil {
 				t.Error("Claims is nil: summary.json would say null instead of []")
@@ -255,9 +267,7 @@ func TestClaimsOutputs(t *testing.T) {
 	dir := w.write(t, t.TempDir())
 	claims := claimYAML("shared-starves-b", "{metric: success_rate, configuration: shared, phase: slow-a, endpoint: /b}", "    op: \"<\"\n    value: 0.6\n") +
 		claimYAML("split-rejects-none", "{metric: first_rejection_s, configuration: split, phase: slow-a, endpoint: /b}", "    op: \"<\"\n    value: 1\n")
-	if err := os.WriteFile(filepath.Join(dir, rundir.ScenarioFile), []byte(claimsScenario+claims), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeClaims(t, dir, claimsScenario+claims)
 	if _, err := generate(dir, DefaultBucket, false); err != nil {
 		t.Fatal(err)
 	}

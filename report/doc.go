@@ -49,7 +49,7 @@
 //
 // # Claims
 //
-// A scenario may state its seed's claims as data (a `claims:` block, see scenarios.Claim). The
+// A scenario may state its seed's claims as data (a `claims:` block, see claim.Claim). The
 // report reads them from the run's scenario.yaml and judges each one: the measured figure (an
 // endpoint's statistics in a configuration x phase, or a resource's samples, optionally up to the
 // first saturation of another resource) compared with a number or with another figure. A claim

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/bulkheadlab/bulkhead/service"
+	"github.com/bulkheadlab/bulkhead/outcome"
 )
 
 // attribution finds, per phase, which bounded resources reached capacity and which resource each
@@ -21,7 +21,7 @@ type attribution struct {
 }
 
 // newAttribution computes the Exhausted list of every phase of c from c.resources.
-func newAttribution(c *Configuration, svc service.Config) *attribution {
+func newAttribution(c *Configuration, svc outcome.Topology) *attribution {
 	a := &attribution{c: c, poolOf: map[string]string{}, calls: map[string][]string{}}
 	for _, p := range svc.Pools {
 		for _, d := range p.Dependencies {
@@ -140,7 +140,7 @@ func resourceRank(r string) int {
 }
 
 // add attributes the failures among recs (one endpoint's requests in phase i).
-func (a *attribution) add(i int, path string, recs []record, outs []outcome) {
+func (a *attribution) add(i int, path string, recs []record, outs []kind) {
 	byRes := a.counts[i][path]
 	if byRes == nil {
 		byRes = map[string]map[string]int{}
@@ -160,7 +160,7 @@ func (a *attribution) add(i int, path string, recs []record, outs []outcome) {
 }
 
 // resource returns the resource a failure of endpoint path in phase i is attributed to.
-func (a *attribution) resource(i int, path string, o outcome) string {
+func (a *attribution) resource(i int, path string, o kind) string {
 	sat := a.sat[i]
 	dep := o.dep
 	if dep == "" && len(a.calls[path]) == 1 {
@@ -177,9 +177,9 @@ func (a *attribution) resource(i int, path string, o outcome) string {
 			pool = a.poolOf[dep]
 		}
 		switch reason {
-		case service.ReasonQueueFull:
+		case outcome.ReasonQueueFull:
 			return "queue:" + pool
-		case service.ReasonBreakerOpen:
+		case outcome.ReasonBreakerOpen:
 			if dep == "" {
 				return strings.Replace(pool, "breaker:", "breaker:", 1)
 			}
@@ -375,7 +375,7 @@ func sentence(mode string, ph *Phase, sampled bool) string {
 	if len(sat) == 0 {
 		if !sampled {
 			b.WriteString("no resource samples were recorded")
-		} else if mode == string(service.ModeNone) {
+		} else if mode == outcome.ModeNone {
 			b.WriteString("nothing ran out: no connection cap reached capacity")
 		} else {
 			b.WriteString("no bounded resource reached capacity")

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bulkheadlab/bulkhead/outcome"
 	"github.com/bulkheadlab/bulkhead/rundir"
-	"github.com/bulkheadlab/bulkhead/service"
 )
 
 // samples returns one sample per 100 ms in [from, to) of one resource, at inUse(t).
@@ -41,7 +41,7 @@ func TestExhaustedSharedPool(t *testing.T) {
 			return uint64((t-sat)/(100*ms_)+1) * 5
 		})
 	res = append(res, samples("goroutines", 0, 0, 20*time.Second, func(time.Duration) int { return 50 }, func(time.Duration) uint64 { return 0 })...)
-	w := world{phases: phases, rate: 1, timeout: 500 * ms_, cfgs: []cfgDef{{name: "shared", mode: service.ModeShared,
+	w := world{phases: phases, rate: 1, timeout: 500 * ms_, cfgs: []cfgDef{{name: "shared", mode: outcome.ModeShared,
 		pools: sharedPools(10), valid: true, resources: res, extra: map[string][]req{
 			// /b: 8 rejections by the shared pool and 2 timeouts on B, during the fault.
 			"/b": append(
@@ -121,7 +121,7 @@ func TestAttribution(t *testing.T) {
 		name  string
 		phase int
 		path  string
-		o     outcome
+		o     kind
 		want  string
 	}{
 		{"full goes to the named pool", 0, "/a", newOutcome("rejected:full", "A", "full", "A"), "pool:A"},
@@ -171,7 +171,7 @@ func TestNoneModeSentence(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w := world{phases: phases, rate: 1, timeout: 500 * ms_, cfgs: []cfgDef{{name: "none", mode: service.ModeNone, valid: true,
+			w := world{phases: phases, rate: 1, timeout: 500 * ms_, cfgs: []cfgDef{{name: "none", mode: outcome.ModeNone, valid: true,
 				resources: tt.res, extra: map[string][]req{"/a": {{t: time.Second, lat: 500 * ms_, class: "timeout:dependency", dep: "A"}}}}}}
 			s, err := Analyze(w.write(t, t.TempDir()))
 			if err != nil {

@@ -10,8 +10,8 @@ import (
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
+	"github.com/bulkheadlab/bulkhead/outcome"
 	"github.com/bulkheadlab/bulkhead/rundir"
-	"github.com/bulkheadlab/bulkhead/service"
 )
 
 // t0 is the attack start of every synthetic configuration.
@@ -39,8 +39,8 @@ type prof struct {
 type cfgDef struct {
 	name, config string
 	rep          int
-	mode         service.Mode
-	pools        []service.PoolConfig
+	mode         string
+	pools        []outcome.TopologyPool
 	valid        bool
 	invalid      []string
 	profiles     map[string]map[string]prof // phase -> endpoint -> profile
@@ -56,16 +56,16 @@ type world struct {
 	cfgs    []cfgDef
 }
 
-var twoEndpoints = []service.EndpointConfig{{Path: "/a", Calls: []string{"A"}}, {Path: "/b", Calls: []string{"B"}}}
+var twoEndpoints = []outcome.TopologyCall{{Path: "/a", Calls: []string{"A"}}, {Path: "/b", Calls: []string{"B"}}}
 
-func sharedPools(size int) []service.PoolConfig {
-	return []service.PoolConfig{{Name: "shared", Kind: service.KindSemaphore, Size: size, Dependencies: []string{"A", "B"}}}
+func sharedPools(size int) []outcome.TopologyPool {
+	return []outcome.TopologyPool{{Name: "shared", Kind: "semaphore", Size: size, Dependencies: []string{"A", "B"}}}
 }
 
-func splitPools(size int) []service.PoolConfig {
-	return []service.PoolConfig{
-		{Name: "A", Kind: service.KindSemaphore, Size: size, Dependencies: []string{"A"}},
-		{Name: "B", Kind: service.KindSemaphore, Size: size, Dependencies: []string{"B"}},
+func splitPools(size int) []outcome.TopologyPool {
+	return []outcome.TopologyPool{
+		{Name: "A", Kind: "semaphore", Size: size, Dependencies: []string{"A"}},
+		{Name: "B", Kind: "semaphore", Size: size, Dependencies: []string{"B"}},
 	}
 }
 
@@ -107,10 +107,9 @@ func (w world) writeConfig(t testing.TB, dir string, c cfgDef) {
 	if err := os.MkdirAll(filepath.Join(cdir, rundir.RawDir), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	svc := service.Config{Mode: c.mode, Pools: c.pools, Endpoints: twoEndpoints, ClientTimeout: w.timeout,
-		Dependencies: []service.DependencyConfig{{Name: "A"}, {Name: "B"}}}
+	svc := outcome.Topology{Mode: c.mode, Pools: c.pools, Endpoints: twoEndpoints, ClientTimeout: w.timeout}
 	m := rundir.Manifest{Scenario: "hypothesis", Configuration: c.config, Repetition: c.rep, Seed: 1, Started: t0,
-		Valid: c.valid, Invalid: c.invalid, ClientTimeout: w.timeout, Service: svc, Phases: w.phases}
+		Valid: c.valid, Invalid: c.invalid, ClientTimeout: w.timeout, Topology: &svc, Phases: w.phases}
 	if m.Configuration == "" {
 		m.Configuration = c.name
 	}
@@ -140,7 +139,7 @@ func (w world) writeConfig(t testing.TB, dir string, c cfgDef) {
 		t.Fatal(err)
 	}
 	for _, s := range c.resources {
-		if err := rw.Write(s.T, []service.Resource{{Name: s.Resource, Capacity: s.Capacity, InUse: s.InUse, Rejected: s.Rejected}}); err != nil {
+		if err := rw.Write(s.T, []outcome.Resource{{Name: s.Resource, Capacity: s.Capacity, InUse: s.InUse, Rejected: s.Rejected}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -177,18 +176,18 @@ func writeRaw(t testing.TB, path, endpoint string, reqs []req) {
 
 func resultHeaders(r req) http.Header {
 	h := http.Header{}
-	h.Set(rundir.HeaderClass, r.class)
-	h.Set(rundir.HeaderScheduled, "0")
+	h.Set(outcome.HeaderClass, r.class)
+	h.Set(outcome.HeaderScheduled, "0")
 	if r.class == "ok" {
-		h.Set(service.HeaderOutcome, service.OutcomeOK)
+		h.Set(outcome.HeaderOutcome, outcome.OK)
 		return h
 	}
-	h.Set(service.HeaderDependency, r.dep)
+	h.Set(outcome.HeaderDependency, r.dep)
 	if r.pool != "" {
-		h.Set(service.HeaderPool, r.pool)
+		h.Set(outcome.HeaderPool, r.pool)
 	}
 	if r.reason != "" {
-		h.Set(service.HeaderReason, r.reason)
+		h.Set(outcome.HeaderReason, r.reason)
 	}
 	return h
 }
@@ -211,14 +210,14 @@ const ms_ = time.Millisecond
 func hypothesis() world {
 	ok := func(lat time.Duration) prof { return prof{lat: lat} }
 	return world{phases: hypPhases, rate: 20, timeout: 500 * ms_, cfgs: []cfgDef{
-		{name: "shared", mode: service.ModeShared, pools: sharedPools(10), valid: true, profiles: map[string]map[string]prof{
+		{name: "shared", mode: outcome.ModeShared, pools: sharedPools(10), valid: true, profiles: map[string]map[string]prof{
 			"baseline": {"/a": ok(20 * ms_), "/b": ok(20 * ms_)},
 			"slow-a": {"/a": {lat: 460 * ms_, fail: 0.5, failClass: "rejected:full", failLat: ms_},
 				"/b": {lat: 300 * ms_, fail: 0.45, failClass: "rejected:full", failLat: ms_}},
 			"errors-a": {"/a": {fail: 1, failClass: "upstream:reset", failLat: 2 * ms_}, "/b": ok(20 * ms_)},
 			"mild-a":   {"/a": ok(320 * ms_), "/b": ok(20 * ms_)},
 		}},
-		{name: "split", mode: service.ModeSplit, pools: splitPools(5), valid: true, profiles: map[string]map[string]prof{
+		{name: "split", mode: outcome.ModeSplit, pools: splitPools(5), valid: true, profiles: map[string]map[string]prof{
 			"baseline": {"/a": ok(20 * ms_), "/b": ok(20 * ms_)},
 			"slow-a":   {"/a": {lat: 460 * ms_, fail: 0.6, failClass: "rejected:full", failLat: ms_}, "/b": ok(21 * ms_)},
 			"errors-a": {"/a": {fail: 1, failClass: "upstream:reset", failLat: 2 * ms_}, "/b": ok(20 * ms_)},

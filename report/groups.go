@@ -234,7 +234,7 @@ func (g *grouper) add(path string, recs []record) bool {
 
 // finish computes the group's per-phase statistics and timeline into c and drops the members'
 // timelines.
-func (g *grouper) finish(c *Configuration, outs []outcome, nb int, bucket time.Duration, s *scratch) {
+func (g *grouper) finish(c *Configuration, outs []kind, nb int, bucket time.Duration, s *scratch) {
 	if g == nil {
 		return
 	}

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bulkheadlab/bulkhead/outcome"
 	"github.com/bulkheadlab/bulkhead/rundir"
-	"github.com/bulkheadlab/bulkhead/service"
 )
 
 // The pooled partners' resources become one resource per prefix and sample: in-use and capacity
@@ -65,19 +65,18 @@ func writeHub(t *testing.T, dir string, n int, lagging ...string) string {
 		{Name: "slow", Start: 2 * time.Second, End: 4 * time.Second, Faults: []rundir.Fault{
 			{Dependency: "slow", Type: "latency", Latency: 450 * ms_, AppliedAt: 2 * time.Second, RemovedAt: 4 * time.Second}}},
 	}
-	svc := service.Config{Mode: service.ModeSplit, ClientTimeout: 500 * ms_}
+	svc := outcome.Topology{Mode: outcome.ModeSplit, ClientTimeout: 500 * ms_}
 	paths := []string{"/p/slow"}
 	for i := range n {
 		paths = append(paths, fmt.Sprintf("/p/p%02d", i))
 	}
 	for _, p := range paths {
 		dep := strings.TrimPrefix(p, "/p/")
-		svc.Endpoints = append(svc.Endpoints, service.EndpointConfig{Path: p, Calls: []string{dep}})
-		svc.Dependencies = append(svc.Dependencies, service.DependencyConfig{Name: dep})
-		svc.Pools = append(svc.Pools, service.PoolConfig{Name: dep, Kind: service.KindSemaphore, Size: 20, Dependencies: []string{dep}})
+		svc.Endpoints = append(svc.Endpoints, outcome.TopologyCall{Path: p, Calls: []string{dep}})
+		svc.Pools = append(svc.Pools, outcome.TopologyPool{Name: dep, Kind: "semaphore", Size: 20, Dependencies: []string{dep}})
 	}
 	m := rundir.Manifest{Scenario: "partners", Configuration: "semaphores", Repetition: 1, Seed: 1, Started: t0,
-		Valid: len(lagging) == 0, ClientTimeout: 500 * ms_, Service: svc, Phases: phases}
+		Valid: len(lagging) == 0, ClientTimeout: 500 * ms_, Topology: &svc, Phases: phases}
 	cdir := filepath.Join(dir, "semaphores")
 	if err := os.MkdirAll(filepath.Join(cdir, rundir.RawDir), 0o755); err != nil {
 		t.Fatal(err)

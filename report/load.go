@@ -13,8 +13,8 @@ import (
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
+	"github.com/bulkheadlab/bulkhead/outcome"
 	"github.com/bulkheadlab/bulkhead/rundir"
-	"github.com/bulkheadlab/bulkhead/service"
 )
 
 // ErrNoRun is returned when a folder is not a run folder (no run.json and no configuration
@@ -51,37 +51,36 @@ func readRun(dir string) (*rundir.Run, error) {
 	return &run, nil
 }
 
-// serviceConfig decodes the manifest's service configuration.
-func serviceConfig(m *rundir.Manifest) (service.Config, error) {
-	var c service.Config
-	if m.Service == nil {
-		return c, nil
+// topologyOf returns the manifest's topology of the system under test, decoding the recorded
+// service configuration of a folder written before manifests carried one.
+func topologyOf(m *rundir.Manifest) (outcome.Topology, error) {
+	var t outcome.Topology
+	switch {
+	case m.Topology != nil:
+		t = *m.Topology
+	case len(m.Service) > 0:
+		if err := json.Unmarshal(m.Service, &t); err != nil {
+			return t, fmt.Errorf("decode service config: %w", err)
+		}
 	}
-	b, err := json.Marshal(m.Service)
-	if err != nil {
-		return c, fmt.Errorf("encode service config: %w", err)
+	if t.Mode == "" {
+		t.Mode = outcome.ModeShared
 	}
-	if err := json.Unmarshal(b, &c); err != nil {
-		return c, fmt.Errorf("decode service config: %w", err)
-	}
-	if c.Mode == "" {
-		c.Mode = service.ModeShared
-	}
-	return c, nil
+	return t, nil
 }
 
 // outcomeTable interns outcomes so that each record carries a 4-byte key.
 type outcomeTable struct {
-	idx  map[outcome]uint32
-	outs []outcome
+	idx  map[kind]uint32
+	outs []kind
 }
 
-func (t *outcomeTable) key(o outcome) uint32 {
+func (t *outcomeTable) key(o kind) uint32 {
 	if k, ok := t.idx[o]; ok {
 		return k
 	}
 	if t.idx == nil {
-		t.idx = map[outcome]uint32{}
+		t.idx = map[kind]uint32{}
 	}
 	k := uint32(len(t.outs))
 	t.idx[o] = k
@@ -89,35 +88,13 @@ func (t *outcomeTable) key(o outcome) uint32 {
 	return k
 }
 
-// classify returns the class of a result: its X-Loadgen-Class header, or one derived from the
-// status, the outcome headers and the error text when the header is missing.
+// classify returns the class of a result: its X-Loadgen-Class header, or outcome.Classify's
+// answer when the header is missing (raw files written by another tool).
 func classify(r *vegeta.Result) string {
-	if c := r.Headers.Get(rundir.HeaderClass); c != "" {
+	if c := r.Headers.Get(outcome.HeaderClass); c != "" {
 		return c
 	}
-	oc, reason := r.Headers.Get(service.HeaderOutcome), r.Headers.Get(service.HeaderReason)
-	switch {
-	case r.Code == 200 && r.Error == "":
-		return "ok"
-	case oc == service.OutcomeTimeout:
-		return "timeout:dependency"
-	case oc == service.OutcomeRejected || oc == service.OutcomeUpstream:
-		return oc + ":" + reason
-	}
-	e := strings.ToLower(r.Error)
-	switch {
-	case strings.Contains(e, "timeout") || strings.Contains(e, "deadline"):
-		return "timeout:client"
-	case strings.Contains(e, "refused"):
-		return "connection:refused"
-	case strings.Contains(e, "reset"):
-		return "connection:reset"
-	case strings.Contains(e, "eof"):
-		return "connection:eof"
-	case r.Code != 0:
-		return fmt.Sprintf("other:status-%d", r.Code)
-	}
-	return "other:error"
+	return outcome.Classify(int(r.Code), r.Headers, r.Error)
 }
 
 // readRecords streams one raw file into records (sorted by send offset), interning outcomes into
@@ -128,8 +105,8 @@ func readRecords(path string, started time.Time, tab *outcomeTable) ([]record, e
 		return nil, nil // an attack that recorded nothing (vegeta's decoder cannot sniff an empty file)
 	}
 	err := rundir.ReadRaw(path, func(r *vegeta.Result) error {
-		o := newOutcome(classify(r), r.Headers.Get(service.HeaderPool),
-			r.Headers.Get(service.HeaderReason), r.Headers.Get(service.HeaderDependency))
+		o := newOutcome(classify(r), r.Headers.Get(outcome.HeaderPool),
+			r.Headers.Get(outcome.HeaderReason), r.Headers.Get(outcome.HeaderDependency))
 		recs = append(recs, record{t: int64(r.Timestamp.Sub(started)), lat: int64(r.Latency), key: tab.key(o)})
 		return nil
 	})
@@ -148,12 +125,12 @@ func loadConfiguration(runDir, name string, bucket time.Duration) (*Configuratio
 	if err := rundir.ReadJSON(filepath.Join(dir, rundir.ManifestFile), &m); err != nil {
 		return nil, fmt.Errorf("configuration %s: read manifest: %w", name, err)
 	}
-	svc, err := serviceConfig(&m)
+	svc, err := topologyOf(&m)
 	if err != nil {
 		return nil, fmt.Errorf("configuration %s: %w", name, err)
 	}
 	c := &Configuration{
-		Name: name, Config: m.Configuration, Repetition: m.Repetition, Mode: string(svc.Mode),
+		Name: name, Config: m.Configuration, Repetition: m.Repetition, Mode: svc.Mode,
 		Valid: m.Valid, Invalid: m.Invalid, Partial: m.Partial, Seed: m.Seed,
 		ClientTimeoutMS: ms(int64(m.ClientTimeout)), LagLimitMS: ms(int64(m.LagLimit)), Timeline: map[string][]Bucket{},
 		manifest: &m,
@@ -165,9 +142,9 @@ func loadConfiguration(runDir, name string, bucket time.Duration) (*Configuratio
 		c.ClientTimeoutMS = ms(int64(svc.ClientTimeout))
 	}
 	for _, p := range svc.Pools {
-		kind := string(p.Kind)
+		kind := p.Kind
 		if kind == "" {
-			kind = string(service.KindSemaphore)
+			kind = "semaphore"
 		}
 		c.Pools = append(c.Pools, PoolInfo{Name: p.Name, Kind: kind, Size: p.Size, Queue: p.QueueCapacity,
 			MaxWaitMS: ms(int64(p.MaxWait)), Dependencies: p.Dependencies})

@@ -15,8 +15,8 @@ type record struct {
 	key uint32 // index into the configuration's outcome table
 }
 
-// outcome is one distinct combination of class and service outcome headers.
-type outcome struct {
+// kind is one distinct combination of class and service outcome headers.
+type kind struct {
 	class   string // X-Loadgen-Class ("ok", "rejected:full", ...)
 	typ     string // ok | timeout | rejected | upstream | connection | other
 	cause   string // the part after ':' ("full", "dependency", ...)
@@ -27,14 +27,14 @@ type outcome struct {
 }
 
 // newOutcome splits a class into its type and cause. Unknown prefixes are typed "other".
-func newOutcome(class, pool, reason, dep string) outcome {
+func newOutcome(class, pool, reason, dep string) kind {
 	typ, cause, _ := strings.Cut(class, ":")
 	switch typ {
 	case "ok", "timeout", "rejected", "upstream", "connection":
 	default:
 		typ = "other"
 	}
-	return outcome{class: class, typ: typ, cause: cause, pool: pool, reason: reason, dep: dep, success: typ == "ok"}
+	return kind{class: class, typ: typ, cause: cause, pool: pool, reason: reason, dep: dep, success: typ == "ok"}
 }
 
 // quantile returns the nearest-rank q-quantile of sorted (the smallest value with at least a
@@ -102,7 +102,7 @@ func countError(e *Errors, typ string) {
 }
 
 // computeStats computes the statistics of recs, which span dur of the time line.
-func computeStats(recs []record, outs []outcome, dur time.Duration, s *scratch) *Stats {
+func computeStats(recs []record, outs []kind, dur time.Duration, s *scratch) *Stats {
 	s.reset()
 	st := &Stats{Requests: len(recs), Classes: map[string]int{}}
 	for _, r := range recs {
@@ -143,7 +143,7 @@ func computeStats(recs []record, outs []outcome, dur time.Duration, s *scratch) 
 }
 
 // computeBucket computes the time-bucket figures of recs.
-func computeBucket(ts float64, recs []record, outs []outcome, width time.Duration, s *scratch) Bucket {
+func computeBucket(ts float64, recs []record, outs []kind, width time.Duration, s *scratch) Bucket {
 	s.reset()
 	b := Bucket{TS: ts, Requests: len(recs)}
 	for _, r := range recs {

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bulkheadlab/bulkhead/outcome"
 	"github.com/bulkheadlab/bulkhead/rundir"
-	"github.com/bulkheadlab/bulkhead/service"
 )
 
 func TestQuantileIsNearestRank(t *testing.T) {
@@ -42,7 +42,7 @@ func TestQuantileIsNearestRank(t *testing.T) {
 // oneConfig writes a single shared configuration whose /a requests are given explicitly.
 func oneConfig(t *testing.T, phases []rundir.Phase, a []req, res []rundir.ResourceSample) *Configuration {
 	t.Helper()
-	w := world{phases: phases, rate: 1, timeout: 500 * ms_, cfgs: []cfgDef{{name: "shared", mode: service.ModeShared,
+	w := world{phases: phases, rate: 1, timeout: 500 * ms_, cfgs: []cfgDef{{name: "shared", mode: outcome.ModeShared,
 		pools: sharedPools(10), valid: true, extra: map[string][]req{"/a": a}, resources: res}}}
 	s, err := Analyze(w.write(t, t.TempDir()))
 	if err != nil {

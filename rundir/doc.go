@@ -15,6 +15,6 @@
 // headers, plus two the load generator adds:
 //
 //	X-Loadgen-Scheduled   the scheduled send offset from the attack start, in nanoseconds
-//	X-Loadgen-Class       the classified outcome (see loadgen.Classify): "ok", "timeout:dependency",
+//	X-Loadgen-Class       the classified outcome (see outcome.Classify): "ok", "timeout:dependency",
 //	                      "timeout:client", "rejected:full", "upstream:reset", "connection:refused", ...
 package rundir

@@ -12,9 +12,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/bulkheadlab/bulkhead/outcome"
 	vegeta "github.com/tsenart/vegeta/v12/lib"
-
-	"github.com/bulkheadlab/bulkhead/service"
 )
 
 // ErrExists is returned by Create when the run folder already exists.
@@ -126,7 +125,7 @@ func NewResourceWriter(w io.Writer) (*ResourceWriter, error) {
 }
 
 // Write appends one row per resource, all at offset t.
-func (rw *ResourceWriter) Write(t time.Duration, rs []service.Resource) error {
+func (rw *ResourceWriter) Write(t time.Duration, rs []outcome.Resource) error {
 	ts := strconv.FormatFloat(t.Seconds(), 'f', 3, 64)
 	for _, r := range rs {
 		rw.row[0] = ts

@@ -8,9 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bulkheadlab/bulkhead/outcome"
 	vegeta "github.com/tsenart/vegeta/v12/lib"
-
-	"github.com/bulkheadlab/bulkhead/service"
 )
 
 func TestCreateNeverReusesAFolder(t *testing.T) {
@@ -65,7 +64,7 @@ func TestResourcesRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs := []service.Resource{{Name: "pool:shared", Capacity: 10, InUse: 10, Rejected: 3}, {Name: "goroutines", InUse: 42}}
+	rs := []outcome.Resource{{Name: "pool:shared", Capacity: 10, InUse: 10, Rejected: 3}, {Name: "goroutines", InUse: 42}}
 	if err := w.Write(1500*time.Millisecond, rs); err != nil {
 		t.Fatal(err)
 	}

@@ -1,25 +1,24 @@
 package rundir
 
 import (
+	"encoding/json"
 	"time"
+
+	"github.com/bulkheadlab/bulkhead/outcome"
 )
 
 // File and folder names inside a run folder.
 const (
-	RunFile       = "run.json"
-	ScenarioFile  = "scenario.yaml"
+	RunFile      = "run.json"
+	ScenarioFile = "scenario.yaml"
+	// ClaimsFile holds the claims the run is judged by, as run (after command-line overrides).
+	ClaimsFile    = "claims.json"
 	ManifestFile  = "manifest.json"
 	RawDir        = "raw"
 	ResourcesFile = "resources.csv"
 	SummaryFile   = "summary.json"
 	ReportFile    = "report.md"
 	PlotsDir      = "plots"
-)
-
-// Headers the load generator adds to each stored result.
-const (
-	HeaderScheduled = "X-Loadgen-Scheduled"
-	HeaderClass     = "X-Loadgen-Class"
 )
 
 // ResourceCSVHeader is the header row of resources.csv: one row per resource per sample, so any
@@ -41,23 +40,28 @@ type Run struct {
 
 // Manifest describes one configuration's run.
 type Manifest struct {
-	Scenario      string         `json:"scenario"`
-	Configuration string         `json:"configuration"`
-	Repetition    int            `json:"repetition"`
-	Seed          int64          `json:"seed"`
-	Versions      Versions       `json:"versions"`
-	Host          string         `json:"host"`
-	Started       time.Time      `json:"started"` // wall clock of the attack start (t = 0)
-	Ended         time.Time      `json:"ended"`
-	Partial       bool           `json:"partial"`
-	Valid         bool           `json:"valid"`
-	Invalid       []string       `json:"invalid,omitempty"` // reasons the run is not valid
-	ClientTimeout time.Duration  `json:"client_timeout_ns"`
-	Service       any            `json:"service"` // the service.Config the run used
-	Phases        []Phase        `json:"phases"`
-	Endpoints     []Endpoint     `json:"endpoints"`
-	Resolved      map[string]any `json:"resolved,omitempty"` // scenario values resolved at load time (e.g. "0.9x timeout" -> 450ms)
-	Toxiproxy     string         `json:"toxiproxy"`          // "embedded" or the external URL
+	Scenario      string        `json:"scenario"`
+	Configuration string        `json:"configuration"`
+	Repetition    int           `json:"repetition"`
+	Seed          int64         `json:"seed"`
+	Versions      Versions      `json:"versions"`
+	Host          string        `json:"host"`
+	Started       time.Time     `json:"started"` // wall clock of the attack start (t = 0)
+	Ended         time.Time     `json:"ended"`
+	Partial       bool          `json:"partial"`
+	Valid         bool          `json:"valid"`
+	Invalid       []string      `json:"invalid,omitempty"` // reasons the run is not valid
+	ClientTimeout time.Duration `json:"client_timeout_ns"`
+	// Service is the system under test's own configuration as it recorded it (for the built-in
+	// service, its service.Config), kept for reproduction; the report reads Topology instead.
+	Service json.RawMessage `json:"service,omitempty"`
+	// Topology is the contract view of the system under test the report attributes from. Older
+	// folders lack it; their Service decodes into a Topology.
+	Topology  *outcome.Topology `json:"topology,omitempty"`
+	Phases    []Phase           `json:"phases"`
+	Endpoints []Endpoint        `json:"endpoints"`
+	Resolved  map[string]any    `json:"resolved,omitempty"` // scenario values resolved at load time (e.g. "0.9x timeout" -> 450ms)
+	Toxiproxy string            `json:"toxiproxy"`          // "embedded" or the external URL
 	// LagLimit is the send-lag p99 above which the load generator marked the run invalid.
 	LagLimit time.Duration `json:"lag_limit_ns"`
 }

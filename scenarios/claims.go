@@ -5,109 +5,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/bulkheadlab/bulkhead/claim"
 	"gopkg.in/yaml.v3"
 )
 
-// Claim is one claim of a seed, written as data so that every seed's claims go through the same
-// engine: a measured figure (Measure) compared by Op with a number (Value) or with another
-// measured figure (Than) scaled by Factor and shifted by Plus. The report (package report) judges
-// it on a run's numbers: holds, does not hold, or not measurable with the reason.
-//
-//	claims:
-//	  - id: shared-starves-a
-//	    says: "With one shared pool, carrier A lookups fail while B is slow"
-//	    measure: {metric: success_rate, configuration: shared, phase: slow-b, endpoint: /a}
-//	    op: "<"
-//	    value: 0.5
-//	  - id: cap-keeps-a
-//	    says: "With B capped at two slots, A stays served"
-//	    measure: {metric: success_rate, configuration: capped, phase: slow-b, endpoint: /a}
-//	    op: ">="
-//	    than: {metric: success_rate, configuration: capped, phase: baseline, endpoint: /a}
-//	    factor: 0.98          # the right side is than x factor + plus
-//	  - id: queue-full-at-1.5s
-//	    says: "The inventory queue is full 1.5 s after the stall began"
-//	    measure: {metric: first_saturated_s, configuration: bulkheads, phase: stall, resource: queue:inventory}
-//	    op: within            # |left - right| <= tolerance
-//	    value: 1.5
-//	    tolerance: 0.1
-type Claim struct {
-	// ID names the claim in the report; unique within the file, a plain name.
-	ID string `yaml:"id"`
-	// Says is the claim in the seed's words.
-	Says    string  `yaml:"says"`
-	Measure Measure `yaml:"measure"`
-	// Op is one of ClaimOps.
-	Op string `yaml:"op"`
-	// Value is the right side when it is a number. Exactly one of Value and Than is set.
-	Value *float64 `yaml:"value,omitempty"`
-	// Than is the right side when it is another measured figure.
-	Than *Measure `yaml:"than,omitempty"`
-	// Factor multiplies the right side (Value or Than). 0 means 1; when written it must be > 0.
-	Factor float64 `yaml:"factor,omitempty"`
-	// Plus is added to the right side after Factor, in the unit of the metric (a margin for
-	// noise, or an expected gap: "1.0 s after the workers filled").
-	Plus float64 `yaml:"plus,omitempty"`
-	// Tolerance is the half-width of op "within": |left - right| <= Tolerance. Only for within.
-	Tolerance float64 `yaml:"tolerance,omitempty"`
-}
-
-// Measure names one figure of a run: a metric of one endpoint (Endpoint) or of one resource
-// (Resource, as named in resources.csv) in one configuration and phase. With repetitions the
-// figure is the mean over the configuration's repetitions.
-type Measure struct {
-	Metric        string `yaml:"metric"`
-	Configuration string `yaml:"configuration"`
-	Phase         string `yaml:"phase"`
-	Endpoint      string `yaml:"endpoint,omitempty"`
-	Resource      string `yaml:"resource,omitempty"`
-	// Until, for resource metrics, ends the window at the first sample where this resource is at
-	// capacity ("until: breaker:B" = before the breaker opened). When it never is, the window is
-	// the whole phase (the report says so).
-	Until string `yaml:"until,omitempty"`
-}
-
-// Claim comparison operators.
-const (
-	OpLess      = "<"
-	OpLessEq    = "<="
-	OpGreater   = ">"
-	OpGreaterEq = ">="
-	// OpWithin holds when |left - right| <= Tolerance.
-	OpWithin = "within"
-)
-
-// ClaimOps lists the operators a claim may use.
-var ClaimOps = []string{OpLess, OpLessEq, OpGreater, OpGreaterEq, OpWithin}
-
-// EndpointMetrics are the metrics of an endpoint in a configuration x phase. Rates are shares in
-// [0, 1]; *_ms are exact quantiles over every request (successes and failures) in ms;
-// throughput is successes per second; timeouts .. connection count failures by type;
-// first_failure_s and first_rejection_s are the seconds from the phase start to the send time of
-// the first failed (rejected) request, none when there was none.
-var EndpointMetrics = []string{
-	"success_rate", "error_rate", "requests", "successes", "failures",
-	"p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms", "mean_ms", "rejected_p99_ms",
-	"throughput", "timeouts", "rejected", "upstream", "connection",
-	"first_failure_s", "first_rejection_s",
-}
-
-// ResourceMetrics are the metrics of a resource over the samples of a configuration x phase
-// (up to Until). saturated_share is the share of samples at capacity, saturated_s that share of
-// the window in seconds; first_saturated_s the seconds from the phase start to the first sample
-// at capacity, first_open_s the same for a breaker:<dep> (open = at capacity);
-// first_rejected_s the seconds to the first sample whose rejection counter grew; rejected that
-// growth; max_in_use, mean_in_use and capacity as sampled. For an inbound endpoint's backlog
-// (inbound:<path>): given_up is its rejection counter (items given up) at the last sample of the
-// run, whenever they were given up, and drained_s the seconds from the phase start to the first
-// sample, after the backlog's peak in the phase, at which the backlog is empty again (searched to
-// the end of the run).
-var ResourceMetrics = []string{
-	"saturated_share", "saturated_s", "first_saturated_s", "first_open_s", "first_rejected_s",
-	"rejected", "max_in_use", "mean_in_use", "capacity", "given_up", "drained_s",
-}
-
-// resourceKinds are the prefixes of resource names (service.Resource.Name) and whether they
+// resourceKinds are the prefixes of resource names (outcome.Resource.Name) and whether they
 // name a dependency ("conns:B") or a pool ("pool:shared").
 var resourceKinds = map[string]string{
 	"pool": "pool", "queue": "pool", "conns": "dependency", "calls": "dependency", "breaker": "dependency",
@@ -117,7 +19,7 @@ var resourceKinds = map[string]string{
 // plainResources are the resource names without a ":" part.
 var plainResources = []string{"inbound-conns", "outbound-conns", "goroutines", "heap-bytes", "stack-bytes"}
 
-func (d *decoder) claim(n *yaml.Node, path string, c *Claim) {
+func (d *decoder) claim(n *yaml.Node, path string, c *claim.Claim) {
 	d.mapping(n, path, []field{
 		{name: "id", required: true, decode: d.str(&c.ID)},
 		{name: "says", required: true, decode: d.str(&c.Says)},
@@ -132,7 +34,7 @@ func (d *decoder) claim(n *yaml.Node, path string, c *Claim) {
 			}
 		}},
 		{name: "than", decode: func(n *yaml.Node, path string) {
-			m := &Measure{}
+			m := &claim.Measure{}
 			if d.measure(n, path, m) {
 				c.Than = m
 			}
@@ -149,7 +51,7 @@ func (d *decoder) claim(n *yaml.Node, path string, c *Claim) {
 	})
 }
 
-func (d *decoder) measure(n *yaml.Node, path string, m *Measure) bool {
+func (d *decoder) measure(n *yaml.Node, path string, m *claim.Measure) bool {
 	return d.mapping(n, path, []field{
 		{name: "metric", required: true, decode: d.str(&m.Metric)},
 		{name: "configuration", required: true, decode: d.str(&m.Configuration)},
@@ -170,8 +72,8 @@ func (s *Scenario) checkClaims(p *problems) {
 		if strings.TrimSpace(c.Says) == "" {
 			p.add(join(path, "says"), "must say what the claim is")
 		}
-		if !slices.Contains(ClaimOps, c.Op) {
-			p.add(join(path, "op"), "unknown operator %q (known: %s)", c.Op, strings.Join(ClaimOps, ", "))
+		if !slices.Contains(claim.ClaimOps, c.Op) {
+			p.add(join(path, "op"), "unknown operator %q (known: %s)", c.Op, strings.Join(claim.ClaimOps, ", "))
 		}
 		switch {
 		case c.Value == nil && c.Than == nil:
@@ -186,10 +88,10 @@ func (s *Scenario) checkClaims(p *problems) {
 			p.add(join(path, "factor"), "must be > 0 (omit it for 1), got %v", c.Factor)
 		}
 		switch {
-		case c.Op == OpWithin && (!(c.Tolerance >= 0) || math.IsInf(c.Tolerance, 0)):
+		case c.Op == claim.OpWithin && (!(c.Tolerance >= 0) || math.IsInf(c.Tolerance, 0)):
 			p.add(join(path, "tolerance"), "must be >= 0, got %v", c.Tolerance)
-		case c.Op != OpWithin && c.Tolerance != 0:
-			p.add(join(path, "tolerance"), "only op %q takes a tolerance (op is %q)", OpWithin, c.Op)
+		case c.Op != claim.OpWithin && c.Tolerance != 0:
+			p.add(join(path, "tolerance"), "only op %q takes a tolerance (op is %q)", claim.OpWithin, c.Op)
 		}
 		s.checkMeasure(p, join(path, "measure"), c.Measure)
 		if c.Than != nil {
@@ -215,13 +117,13 @@ func unitOf(metric string) string {
 	return "count"
 }
 
-func (s *Scenario) checkMeasure(p *problems, path string, m Measure) {
+func (s *Scenario) checkMeasure(p *problems, path string, m claim.Measure) {
 	// "rejected" is both: an endpoint's rejected requests, or a resource's rejection counter.
-	isEndpoint := slices.Contains(EndpointMetrics, m.Metric) && (m.Resource == "" || !slices.Contains(ResourceMetrics, m.Metric))
-	isResource := slices.Contains(ResourceMetrics, m.Metric) && !isEndpoint
+	isEndpoint := slices.Contains(claim.EndpointMetrics, m.Metric) && (m.Resource == "" || !slices.Contains(claim.ResourceMetrics, m.Metric))
+	isResource := slices.Contains(claim.ResourceMetrics, m.Metric) && !isEndpoint
 	if !isEndpoint && !isResource {
 		p.add(join(path, "metric"), "unknown metric %q (endpoint metrics: %s; resource metrics: %s)",
-			m.Metric, strings.Join(EndpointMetrics, ", "), strings.Join(ResourceMetrics, ", "))
+			m.Metric, strings.Join(claim.EndpointMetrics, ", "), strings.Join(claim.ResourceMetrics, ", "))
 	}
 	var conf *Configuration
 	for i := range s.Configurations {

@@ -3,6 +3,8 @@ package scenarios
 import (
 	"strings"
 	"testing"
+
+	"github.com/bulkheadlab/bulkhead/claim"
 )
 
 // claimsBase is a scenario with two configurations, a breaker on B and a queue on the shared
@@ -66,10 +68,10 @@ func TestClaimsParse(t *testing.T) {
 		t.Fatalf("got %d claims, want 4", len(s.Claims))
 	}
 	c := s.Claims[1]
-	if c.Op != OpGreaterEq || c.Value != nil || c.Than == nil || c.Than.Phase != "baseline" || c.Factor != 0.98 {
+	if c.Op != claim.OpGreaterEq || c.Value != nil || c.Than == nil || c.Than.Phase != "baseline" || c.Factor != 0.98 {
 		t.Errorf("cap-keeps-a = %+v (than %+v)", c, c.Than)
 	}
-	if c := s.Claims[2]; c.Op != OpWithin || c.Plus != 1 || c.Tolerance != 0.1 || c.Measure.Resource != "queue:shared" {
+	if c := s.Claims[2]; c.Op != claim.OpWithin || c.Plus != 1 || c.Tolerance != 0.1 || c.Measure.Resource != "queue:shared" {
 		t.Errorf("queue-full-late = %+v", c)
 	}
 	if c := s.Claims[3]; c.Measure.Until != "breaker:B" || c.Value == nil || *c.Value != 4 {

@@ -13,6 +13,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/bulkheadlab/bulkhead/claim"
 	"github.com/bulkheadlab/bulkhead/loadgen"
 )
 
@@ -479,7 +480,7 @@ func (d *decoder) scenario(n *yaml.Node, s *Scenario) bool {
 			}
 		}},
 		{name: "claims", decode: func(n *yaml.Node, path string) {
-			s.Claims = make([]Claim, lenOf(n))
+			s.Claims = make([]claim.Claim, lenOf(n))
 			d.sequence(n, path, func(i int, n *yaml.Node, p string) { d.claim(n, p, &s.Claims[i]) })
 		}},
 		{name: "sweep", decode: func(n *yaml.Node, path string) { s.Sweep = &SweepSpec{}; d.sweepSpec(n, path, s.Sweep) }},

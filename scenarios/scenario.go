@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"time"
+
+	"github.com/bulkheadlab/bulkhead/claim"
 )
 
 // Scenario is one experiment, as loaded from a YAML file and validated. Amounts written relative
@@ -31,7 +33,7 @@ type Scenario struct {
 	// SampleEvery is the resource sampling period. 0 means 100ms.
 	SampleEvery time.Duration `yaml:"sample_every"`
 	// Claims are the seed's claims as data, judged by the report on the run's numbers (see Claim).
-	Claims []Claim `yaml:"claims,omitempty"`
+	Claims []claim.Claim `yaml:"claims,omitempty"`
 	// Sweep is the default grid of `bulkhead sweep` over this scenario (see SweepSpec); nil when
 	// the file has no sweep: block. It plays no part in `bulkhead run`.
 	Sweep *SweepSpec `yaml:"sweep,omitempty"`

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/bulkheadlab/bulkhead/outcome"
 )
 
 // Mode says how dependency calls are admitted.
@@ -444,4 +446,25 @@ func (c Config) inboundPool(name string) bool {
 	return slices.ContainsFunc(c.Endpoints, func(e EndpointConfig) bool {
 		return e.Inbound != nil && e.Inbound.Pool == name
 	})
+}
+
+// Topology returns the contract view of c that the report attributes failures from: the pool
+// layout, each pool's slots and members, each endpoint's dependencies and the client timeout.
+func (c Config) Topology() outcome.Topology {
+	t := outcome.Topology{Mode: string(c.Mode), ClientTimeout: c.ClientTimeout}
+	if t.Mode == "" {
+		t.Mode = outcome.ModeShared
+	}
+	for _, p := range c.Pools {
+		kind := string(p.Kind)
+		if kind == "" {
+			kind = string(KindSemaphore)
+		}
+		t.Pools = append(t.Pools, outcome.TopologyPool{Name: p.Name, Kind: kind, Size: p.Size,
+			QueueCapacity: p.QueueCapacity, MaxWait: p.MaxWait, Dependencies: p.Dependencies})
+	}
+	for _, e := range c.Endpoints {
+		t.Endpoints = append(t.Endpoints, outcome.TopologyCall{Path: e.Path, Calls: e.Calls})
+	}
+	return t
 }

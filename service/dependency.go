@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/bulkheadlab/bulkhead/outcome"
 	"github.com/sony/gobreaker/v2"
 )
 
@@ -112,7 +113,7 @@ func (d *dependency) call(ctx context.Context, timeout time.Duration) error {
 		return nil
 	case errors.Is(err, gobreaker.ErrOpenState), errors.Is(err, gobreaker.ErrTooManyRequests):
 		d.breakerRejected.Add(1)
-		return &RejectedError{Pool: "breaker:" + d.name, Reason: ReasonBreakerOpen, Err: err}
+		return &RejectedError{Pool: "breaker:" + d.name, Reason: outcome.ReasonBreakerOpen, Err: err}
 	}
 	return err
 }

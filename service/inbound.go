@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/bulkheadlab/bulkhead/outcome"
 )
 
 // MaxGivenUpIDs bounds the ids of given-up items an inbound endpoint lists in its snapshot (the
@@ -109,15 +111,15 @@ func (in *inbound) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		n := in.backlog.Load()
 		if n >= int64(in.cfg.MaxBacklog) {
 			in.refused.Add(1)
-			response{status: http.StatusServiceUnavailable, outcome: OutcomeRejected,
-				pool: "inbound:" + in.path, reason: ReasonBacklogFull}.write(w)
+			response{status: http.StatusServiceUnavailable, outcome: outcome.Rejected,
+				pool: "inbound:" + in.path, reason: outcome.ReasonBacklogFull}.write(w)
 			return
 		}
 		if in.backlog.CompareAndSwap(n, n+1) {
 			break
 		}
 	}
-	id := r.Header.Get(HeaderItem)
+	id := r.Header.Get(outcome.HeaderItem)
 	if id == "" || len(id) > maxItemID {
 		id = "n" + strconv.FormatUint(in.seq.Add(1), 10)
 	}
@@ -125,8 +127,8 @@ func (in *inbound) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	in.dispatch(item{id: id})
 	h := w.Header()
 	h.Set("Content-Type", "text/plain; charset=utf-8")
-	h.Set(HeaderOutcome, OutcomeAccepted)
-	h.Set(HeaderItem, id)
+	h.Set(outcome.HeaderOutcome, outcome.Accepted)
+	h.Set(outcome.HeaderItem, id)
 	w.WriteHeader(http.StatusAccepted)
 	io.WriteString(w, "accepted "+id+"\n") //nolint:errcheck // the client went away
 }

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/bulkheadlab/bulkhead/outcome"
 )
 
 // fakeTimers stands in for time.AfterFunc: it records the retries the service schedules and
@@ -48,7 +50,7 @@ func deliver(t *testing.T, c *http.Client, url, id string) (result, string) {
 		t.Fatal(err)
 	}
 	if id != "" {
-		req.Header.Set(HeaderItem, id)
+		req.Header.Set(outcome.HeaderItem, id)
 	}
 	resp, err := c.Do(req)
 	if err != nil {
@@ -57,7 +59,7 @@ func deliver(t *testing.T, c *http.Client, url, id string) (result, string) {
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	h := resp.Header
-	return result{resp.StatusCode, h.Get(HeaderOutcome), h.Get(HeaderPool), h.Get(HeaderReason), h.Get(HeaderDependency)}, h.Get(HeaderItem)
+	return result{resp.StatusCode, h.Get(outcome.HeaderOutcome), h.Get(outcome.HeaderPool), h.Get(outcome.HeaderReason), h.Get(outcome.HeaderDependency)}, h.Get(outcome.HeaderItem)
 }
 
 // webhookConfig is one inbound endpoint /webhooks/c whose processing calls dependency W under a
@@ -84,7 +86,7 @@ func inboundStats(s *Service) InboundStats {
 	return InboundStats{}
 }
 
-var accepted = result{status: http.StatusAccepted, outcome: OutcomeAccepted}
+var accepted = result{status: http.StatusAccepted, outcome: outcome.Accepted}
 
 // TestInboundDefersWithAttemptCounter is seed 000's "what to do when there is no slot": the
 // second webhook finds the inbound bulkhead's only slot taken, is acknowledged anyway (202, at
@@ -201,10 +203,10 @@ func TestInboundGivesUpLoudly(t *testing.T) {
 			}
 			mu.Unlock()
 			rs := s.Snapshot().Resources()
-			if got, _ := find(rs, "inbound:/webhooks/c"); got != (Resource{Name: "inbound:/webhooks/c", Capacity: DefaultInboundMaxBacklog, InUse: 1, Rejected: 1}) {
+			if got, _ := find(rs, "inbound:/webhooks/c"); got != (outcome.Resource{Name: "inbound:/webhooks/c", Capacity: DefaultInboundMaxBacklog, InUse: 1, Rejected: 1}) {
 				t.Errorf("inbound resource %+v", got)
 			}
-			if got, _ := find(rs, "retry:/webhooks/c"); got != (Resource{Name: "retry:/webhooks/c", Rejected: uint64(tt.attempts)}) {
+			if got, _ := find(rs, "retry:/webhooks/c"); got != (outcome.Resource{Name: "retry:/webhooks/c", Rejected: uint64(tt.attempts)}) {
 				t.Errorf("retry resource %+v", got)
 			}
 		})
@@ -217,7 +219,7 @@ func TestInboundBacklogFull(t *testing.T) {
 	w := newFakeDep(t, true, http.StatusOK)
 	s, url, c := testService(t, webhookConfig(w, InboundConfig{MaxBacklog: 1}), w)
 	deliver(t, c, url+"/webhooks/c", "c-1")
-	want := result{status: http.StatusServiceUnavailable, outcome: OutcomeRejected, pool: "inbound:/webhooks/c", reason: ReasonBacklogFull}
+	want := result{status: http.StatusServiceUnavailable, outcome: outcome.Rejected, pool: "inbound:/webhooks/c", reason: outcome.ReasonBacklogFull}
 	if got, _ := deliver(t, c, url+"/webhooks/c", "c-2"); got != want {
 		t.Errorf("over the backlog: %+v, want %+v", got, want)
 	}
@@ -276,7 +278,7 @@ func TestInboundSharesLookupPool(t *testing.T) {
 	deliver(t, c, url+"/webhooks/c", "")
 	deliver(t, c, url+"/webhooks/c", "")
 	w.waitArrived(2) // both slots held by webhook processing
-	want := result{status: http.StatusServiceUnavailable, outcome: OutcomeRejected, pool: "shared", reason: ReasonFull, depen: "A"}
+	want := result{status: http.StatusServiceUnavailable, outcome: outcome.Rejected, pool: "shared", reason: outcome.ReasonFull, depen: "A"}
 	if got := get(t, c, url+"/a"); got != want {
 		t.Errorf("/a during the burst: %+v, want %+v", got, want)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/bulkheadlab/bulkhead/outcome"
 )
 
 // The snapshot's memory figures are the runtime's own: a worker pool's goroutines show up in
@@ -40,7 +42,7 @@ func TestSnapshotMemory(t *testing.T) {
 			}
 			rs := snap.Resources()
 			last := rs[len(rs)-2:]
-			if last[0] != (Resource{Name: "heap-bytes", InUse: int(pr.HeapBytes)}) || last[1] != (Resource{Name: "stack-bytes", InUse: int(pr.StackBytes)}) {
+			if last[0] != (outcome.Resource{Name: "heap-bytes", InUse: int(pr.HeapBytes)}) || last[1] != (outcome.Resource{Name: "stack-bytes", InUse: int(pr.StackBytes)}) {
 				t.Errorf("Resources ends with %+v, want heap-bytes and stack-bytes", last)
 			}
 		})

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"github.com/bulkheadlab/bulkhead/outcome"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -86,7 +87,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		m(descQueueDepth, gauge, float64(p.Waiting), p.Name)
 		m(descQueueCapacity, gauge, float64(p.QueueCapacity), p.Name)
 		m(descAdmitted, counter, float64(p.Admitted), p.Name)
-		for _, r := range []string{ReasonFull, ReasonQueueFull, ReasonWaitTimeout} {
+		for _, r := range []string{outcome.ReasonFull, outcome.ReasonQueueFull, outcome.ReasonWaitTimeout} {
 			m(descRejected, counter, float64(p.Rejected[r]), p.Name, r)
 		}
 		m(descWaitTotal, counter, p.WaitTotal.Seconds(), p.Name)

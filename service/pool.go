@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync/atomic"
 	"time"
+
+	"github.com/bulkheadlab/bulkhead/outcome"
 )
 
 // Pool is one bulkhead: it admits a bounded number of concurrent calls and turns the rest away
@@ -84,16 +86,16 @@ type poolCounters struct {
 
 // reject counts a rejection and returns the error for it.
 func (c *poolCounters) reject(pool string, sentinel error) error {
-	reason := ReasonFull
+	reason := outcome.ReasonFull
 	switch sentinel {
 	case ErrFull:
 		c.full.Add(1)
 	case ErrQueueFull:
 		c.queueFull.Add(1)
-		reason = ReasonQueueFull
+		reason = outcome.ReasonQueueFull
 	case ErrWaitTimeout:
 		c.waitTimeout.Add(1)
-		reason = ReasonWaitTimeout
+		reason = outcome.ReasonWaitTimeout
 	}
 	return &RejectedError{Pool: pool, Reason: reason, Err: sentinel}
 }
@@ -113,9 +115,9 @@ func (c *poolCounters) waited(d time.Duration) {
 func (c *poolCounters) fill(st *PoolStats) {
 	st.Admitted = c.admitted.Load()
 	st.Rejected = map[string]uint64{
-		ReasonFull:        c.full.Load(),
-		ReasonQueueFull:   c.queueFull.Load(),
-		ReasonWaitTimeout: c.waitTimeout.Load(),
+		outcome.ReasonFull:        c.full.Load(),
+		outcome.ReasonQueueFull:   c.queueFull.Load(),
+		outcome.ReasonWaitTimeout: c.waitTimeout.Load(),
 	}
 	st.WaitTotal = time.Duration(c.waitTotal.Load())
 	st.WaitMax = time.Duration(c.waitMax.Load())

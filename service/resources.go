@@ -1,5 +1,7 @@
 package service
 
+import "github.com/bulkheadlab/bulkhead/outcome"
+
 // Resources flattens the snapshot into the scarce resources the report looks at, in a stable
 // order: for each pool "pool:<name>" then, when it has a queue, "queue:<name>"; for each
 // dependency "conns:<dep>", "calls:<dep>" and, with a breaker, "breaker:<dep>"; for each inbound
@@ -33,21 +35,21 @@ package service
 //   - heap-bytes, stack-bytes: the process's live heap objects and goroutine stacks in bytes
 //     (ProcessStats.HeapBytes, StackBytes), Capacity 0. Process-wide: a pool layout's own cost
 //     is the difference between two configurations run the same way.
-func (s Snapshot) Resources() []Resource {
-	rs := make([]Resource, 0, 2*len(s.Pools)+3*len(s.Dependencies)+2*len(s.Inbound)+5)
+func (s Snapshot) Resources() []outcome.Resource {
+	rs := make([]outcome.Resource, 0, 2*len(s.Pools)+3*len(s.Dependencies)+2*len(s.Inbound)+5)
 	for _, p := range s.Pools {
-		rs = append(rs, Resource{
+		rs = append(rs, outcome.Resource{
 			Name:     "pool:" + p.Name,
 			Capacity: p.Capacity,
 			InUse:    p.InUse,
-			Rejected: p.Rejected[ReasonFull] + p.Rejected[ReasonWaitTimeout],
+			Rejected: p.Rejected[outcome.ReasonFull] + p.Rejected[outcome.ReasonWaitTimeout],
 		})
 		if p.QueueCapacity > 0 {
-			rs = append(rs, Resource{
+			rs = append(rs, outcome.Resource{
 				Name:     "queue:" + p.Name,
 				Capacity: p.QueueCapacity,
 				InUse:    p.Waiting,
-				Rejected: p.Rejected[ReasonQueueFull],
+				Rejected: p.Rejected[outcome.ReasonQueueFull],
 			})
 		}
 	}
@@ -62,8 +64,8 @@ func (s Snapshot) Resources() []Resource {
 		size[p.Name] = p.Capacity
 	}
 	for _, d := range s.Dependencies {
-		rs = append(rs, Resource{Name: "conns:" + d.Name, InUse: d.ConnsOpen})
-		calls := Resource{Name: "calls:" + d.Name, InUse: d.InFlight}
+		rs = append(rs, outcome.Resource{Name: "conns:" + d.Name, InUse: d.ConnsOpen})
+		calls := outcome.Resource{Name: "calls:" + d.Name, InUse: d.InFlight}
 		if d.Pool != "" && members[d.Pool] == 1 {
 			calls.Capacity = size[d.Pool]
 		}
@@ -73,21 +75,21 @@ func (s Snapshot) Resources() []Resource {
 			if d.BreakerState == "open" {
 				open = 1
 			}
-			rs = append(rs, Resource{Name: "breaker:" + d.Name, Capacity: 1, InUse: open, Rejected: d.BreakerRejected})
+			rs = append(rs, outcome.Resource{Name: "breaker:" + d.Name, Capacity: 1, InUse: open, Rejected: d.BreakerRejected})
 		}
 	}
 	for _, in := range s.Inbound {
 		rs = append(rs,
-			Resource{Name: "inbound:" + in.Endpoint, Capacity: in.MaxBacklog, InUse: in.Backlog, Rejected: in.GivenUp},
-			Resource{Name: "retry:" + in.Endpoint, InUse: in.Waiting, Rejected: in.Deferred + in.Failed},
+			outcome.Resource{Name: "inbound:" + in.Endpoint, Capacity: in.MaxBacklog, InUse: in.Backlog, Rejected: in.GivenUp},
+			outcome.Resource{Name: "retry:" + in.Endpoint, InUse: in.Waiting, Rejected: in.Deferred + in.Failed},
 		)
 	}
 	pr := s.Process
 	return append(rs,
-		Resource{Name: "inbound-conns", Capacity: pr.InboundConnsCap, InUse: pr.InboundConns},
-		Resource{Name: "outbound-conns", Capacity: pr.OutboundConnsCap, InUse: pr.OutboundConns, Rejected: pr.OutboundConnsRejected},
-		Resource{Name: "goroutines", InUse: pr.Goroutines},
-		Resource{Name: "heap-bytes", InUse: int(pr.HeapBytes)},
-		Resource{Name: "stack-bytes", InUse: int(pr.StackBytes)},
+		outcome.Resource{Name: "inbound-conns", Capacity: pr.InboundConnsCap, InUse: pr.InboundConns},
+		outcome.Resource{Name: "outbound-conns", Capacity: pr.OutboundConnsCap, InUse: pr.OutboundConns, Rejected: pr.OutboundConnsRejected},
+		outcome.Resource{Name: "goroutines", InUse: pr.Goroutines},
+		outcome.Resource{Name: "heap-bytes", InUse: int(pr.HeapBytes)},
+		outcome.Resource{Name: "stack-bytes", InUse: int(pr.StackBytes)},
 	)
 }

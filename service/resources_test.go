@@ -3,16 +3,18 @@ package service
 import (
 	"testing"
 	"time"
+
+	"github.com/bulkheadlab/bulkhead/outcome"
 )
 
 // find returns the resource named name, and false when Resources has none of that name.
-func find(rs []Resource, name string) (Resource, bool) {
+func find(rs []outcome.Resource, name string) (outcome.Resource, bool) {
 	for _, r := range rs {
 		if r.Name == name {
 			return r, true
 		}
 	}
-	return Resource{}, false
+	return outcome.Resource{}, false
 }
 
 // TestResourcesCalls specifies calls:<dep>: its in-use count is the dependency's calls in flight,
@@ -21,7 +23,7 @@ func TestResourcesCalls(t *testing.T) {
 	tests := []struct {
 		name string
 		snap Snapshot
-		want Resource
+		want outcome.Resource
 	}{
 		{
 			// Seed 000's fix: B capped at two slots in a pool of its own.
@@ -30,7 +32,7 @@ func TestResourcesCalls(t *testing.T) {
 				Pools:        []PoolStats{{Name: "B", Capacity: 2}, {Name: "AC", Capacity: 3}},
 				Dependencies: []DependencyStats{{Name: "A", Pool: "AC"}, {Name: "B", Pool: "B", InFlight: 2}, {Name: "C", Pool: "AC"}},
 			},
-			want: Resource{Name: "calls:B", Capacity: 2, InUse: 2},
+			want: outcome.Resource{Name: "calls:B", Capacity: 2, InUse: 2},
 		},
 		{
 			name: "pool shared with other dependencies: no capacity of its own",
@@ -38,7 +40,7 @@ func TestResourcesCalls(t *testing.T) {
 				Pools:        []PoolStats{{Name: "AC", Capacity: 3}},
 				Dependencies: []DependencyStats{{Name: "A", Pool: "AC", InFlight: 3}, {Name: "C", Pool: "AC"}},
 			},
-			want: Resource{Name: "calls:A", InUse: 3},
+			want: outcome.Resource{Name: "calls:A", InUse: 3},
 		},
 		{
 			name: "one shared pool over everything",
@@ -46,7 +48,7 @@ func TestResourcesCalls(t *testing.T) {
 				Pools:        []PoolStats{{Name: "shared", Capacity: 5}},
 				Dependencies: []DependencyStats{{Name: "A", Pool: "shared"}, {Name: "B", Pool: "shared", InFlight: 5}},
 			},
-			want: Resource{Name: "calls:B", InUse: 5},
+			want: outcome.Resource{Name: "calls:B", InUse: 5},
 		},
 		{
 			name: "a shared pool that holds a single dependency is that dependency's cap",
@@ -54,12 +56,12 @@ func TestResourcesCalls(t *testing.T) {
 				Pools:        []PoolStats{{Name: "shared", Capacity: 5}},
 				Dependencies: []DependencyStats{{Name: "A", Pool: "shared", InFlight: 1}},
 			},
-			want: Resource{Name: "calls:A", Capacity: 5, InUse: 1},
+			want: outcome.Resource{Name: "calls:A", Capacity: 5, InUse: 1},
 		},
 		{
 			name: "mode none: no pool, no capacity",
 			snap: Snapshot{Dependencies: []DependencyStats{{Name: "A", InFlight: 7}}},
-			want: Resource{Name: "calls:A", InUse: 7},
+			want: outcome.Resource{Name: "calls:A", InUse: 7},
 		},
 	}
 	for _, tt := range tests {
@@ -78,15 +80,15 @@ func TestResourcesBreaker(t *testing.T) {
 	tests := []struct {
 		name    string
 		dep     DependencyStats
-		want    Resource
+		want    outcome.Resource
 		present bool
 	}{
-		{"no breaker: no resource", DependencyStats{Name: "B"}, Resource{}, false},
-		{"closed", DependencyStats{Name: "B", BreakerState: "closed"}, Resource{Name: "breaker:B", Capacity: 1}, true},
+		{"no breaker: no resource", DependencyStats{Name: "B"}, outcome.Resource{}, false},
+		{"closed", DependencyStats{Name: "B", BreakerState: "closed"}, outcome.Resource{Name: "breaker:B", Capacity: 1}, true},
 		{"half-open is not open", DependencyStats{Name: "B", BreakerState: "half-open", BreakerRejected: 4},
-			Resource{Name: "breaker:B", Capacity: 1, Rejected: 4}, true},
+			outcome.Resource{Name: "breaker:B", Capacity: 1, Rejected: 4}, true},
 		{"open", DependencyStats{Name: "B", BreakerState: "open", BreakerRejected: 9},
-			Resource{Name: "breaker:B", Capacity: 1, InUse: 1, Rejected: 9}, true},
+			outcome.Resource{Name: "breaker:B", Capacity: 1, InUse: 1, Rejected: 9}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -109,10 +111,10 @@ func TestResourcesLive(t *testing.T) {
 		held := []<-chan result{goGet(t, c, url+"/b"), goGet(t, c, url+"/b")}
 		b.waitArrived(2)
 		rs := s.Snapshot().Resources()
-		if got, _ := find(rs, "calls:B"); got != (Resource{Name: "calls:B", Capacity: 2, InUse: 2}) {
+		if got, _ := find(rs, "calls:B"); got != (outcome.Resource{Name: "calls:B", Capacity: 2, InUse: 2}) {
 			t.Errorf("calls:B = %+v, want 2 of 2 in flight", got)
 		}
-		if got, _ := find(rs, "calls:A"); got != (Resource{Name: "calls:A", Capacity: 2}) {
+		if got, _ := find(rs, "calls:A"); got != (outcome.Resource{Name: "calls:A", Capacity: 2}) {
 			t.Errorf("calls:A = %+v, want 0 of 2", got)
 		}
 		b.Release()
@@ -131,7 +133,7 @@ func TestResourcesLive(t *testing.T) {
 			ClientTimeout: time.Minute,
 		}
 		s, url, c := testService(t, cfg, a)
-		if got, _ := find(s.Snapshot().Resources(), "breaker:A"); got != (Resource{Name: "breaker:A", Capacity: 1}) {
+		if got, _ := find(s.Snapshot().Resources(), "breaker:A"); got != (outcome.Resource{Name: "breaker:A", Capacity: 1}) {
 			t.Errorf("before any call: breaker:A = %+v, want closed (0 of 1)", got)
 		}
 		var statuses []int
@@ -141,7 +143,7 @@ func TestResourcesLive(t *testing.T) {
 		if !equal(statuses, []int{200, 200, 503}) {
 			t.Fatalf("statuses = %v, want two slow successes, then one rejection", statuses)
 		}
-		if got, _ := find(s.Snapshot().Resources(), "breaker:A"); got != (Resource{Name: "breaker:A", Capacity: 1, InUse: 1, Rejected: 1}) {
+		if got, _ := find(s.Snapshot().Resources(), "breaker:A"); got != (outcome.Resource{Name: "breaker:A", Capacity: 1, InUse: 1, Rejected: 1}) {
 			t.Errorf("after tripping: breaker:A = %+v, want open (1 of 1) with 1 rejection", got)
 		}
 	})

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"syscall"
 
+	"github.com/bulkheadlab/bulkhead/outcome"
 	"github.com/sony/gobreaker/v2"
 )
 
@@ -33,7 +34,7 @@ func (e *StatusError) Error() string {
 	return fmt.Sprintf("dependency %s answered status %d", e.Dependency, e.Code)
 }
 
-// Upstream failure reasons (HeaderReason when the outcome is upstream).
+// Upstream failure reasons (outcome.HeaderReason when the outcome is upstream).
 const (
 	ReasonReset     = "reset"
 	ReasonRefused   = "refused"
@@ -57,7 +58,7 @@ type response struct {
 // a rejection, not a dependency timeout.
 func classify(dep string, err error) response {
 	if err == nil {
-		return response{status: http.StatusOK, outcome: OutcomeOK}
+		return response{status: http.StatusOK, outcome: outcome.OK}
 	}
 	r := response{dependency: dep}
 	var rej *RejectedError
@@ -65,14 +66,14 @@ func classify(dep string, err error) response {
 	var ne net.Error
 	switch {
 	case errors.As(err, &rej):
-		r.status, r.outcome, r.pool, r.reason = http.StatusServiceUnavailable, OutcomeRejected, rej.Pool, rej.Reason
+		r.status, r.outcome, r.pool, r.reason = http.StatusServiceUnavailable, outcome.Rejected, rej.Pool, rej.Reason
 	case errors.Is(err, gobreaker.ErrOpenState), errors.Is(err, gobreaker.ErrTooManyRequests):
-		r.status, r.outcome, r.pool, r.reason = http.StatusServiceUnavailable, OutcomeRejected, "breaker:"+dep, ReasonBreakerOpen
+		r.status, r.outcome, r.pool, r.reason = http.StatusServiceUnavailable, outcome.Rejected, "breaker:"+dep, outcome.ReasonBreakerOpen
 	case errors.Is(err, ErrTimeout), errors.Is(err, context.DeadlineExceeded),
 		errors.As(err, &ne) && ne.Timeout():
-		r.status, r.outcome = http.StatusGatewayTimeout, OutcomeTimeout
+		r.status, r.outcome = http.StatusGatewayTimeout, outcome.Timeout
 	default:
-		r.status, r.outcome = http.StatusBadGateway, OutcomeUpstream
+		r.status, r.outcome = http.StatusBadGateway, outcome.Upstream
 		switch {
 		case errors.As(err, &st):
 			r.reason = "status-" + strconv.Itoa(st.Code)
@@ -96,15 +97,15 @@ func classify(dep string, err error) response {
 func (r response) write(w http.ResponseWriter) {
 	h := w.Header()
 	h.Set("Content-Type", "text/plain; charset=utf-8")
-	h.Set(HeaderOutcome, r.outcome)
+	h.Set(outcome.HeaderOutcome, r.outcome)
 	if r.pool != "" {
-		h.Set(HeaderPool, r.pool)
+		h.Set(outcome.HeaderPool, r.pool)
 	}
 	if r.reason != "" {
-		h.Set(HeaderReason, r.reason)
+		h.Set(outcome.HeaderReason, r.reason)
 	}
 	if r.dependency != "" {
-		h.Set(HeaderDependency, r.dependency)
+		h.Set(outcome.HeaderDependency, r.dependency)
 	}
 	w.WriteHeader(r.status)
 	if r.status == http.StatusOK {

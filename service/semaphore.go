@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/bulkheadlab/bulkhead/outcome"
 )
 
 // Semaphore is a counting semaphore bulkhead (Resilience4j's SemaphoreBulkhead): the caller's
@@ -118,7 +120,7 @@ func (s *Semaphore) Acquire(ctx context.Context) error {
 	}
 	if s.room == nil {
 		s.full.Add(1)
-		return &RejectedError{Pool: s.name, Reason: ReasonFull, Err: ErrFull}
+		return &RejectedError{Pool: s.name, Reason: outcome.ReasonFull, Err: ErrFull}
 	}
 	return s.wait(ctx)
 }

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/bulkheadlab/bulkhead/outcome"
 )
 
 func TestSemaphoreTryAcquire(t *testing.T) {
@@ -53,27 +55,27 @@ func TestSemaphoreRejections(t *testing.T) {
 		{
 			name: "no waiting room rejects at once",
 			cfg:  PoolConfig{Name: "A", Size: 1},
-			want: ErrFull, reason: ReasonFull,
-			rejected: map[string]uint64{ReasonFull: 1, ReasonQueueFull: 0, ReasonWaitTimeout: 0},
+			want: ErrFull, reason: outcome.ReasonFull,
+			rejected: map[string]uint64{outcome.ReasonFull: 1, outcome.ReasonQueueFull: 0, outcome.ReasonWaitTimeout: 0},
 		},
 		{
 			name: "queue capacity without max wait still rejects at once",
 			cfg:  PoolConfig{Name: "A", Size: 1, QueueCapacity: 5},
-			want: ErrFull, reason: ReasonFull,
-			rejected: map[string]uint64{ReasonFull: 1, ReasonQueueFull: 0, ReasonWaitTimeout: 0},
+			want: ErrFull, reason: outcome.ReasonFull,
+			rejected: map[string]uint64{outcome.ReasonFull: 1, outcome.ReasonQueueFull: 0, outcome.ReasonWaitTimeout: 0},
 		},
 		{
 			name:    "waiting room at capacity",
 			cfg:     PoolConfig{Name: "A", Size: 1, QueueCapacity: 2, MaxWait: time.Hour},
 			waiters: 2,
-			want:    ErrQueueFull, reason: ReasonQueueFull,
-			rejected: map[string]uint64{ReasonFull: 0, ReasonQueueFull: 1, ReasonWaitTimeout: 0},
+			want:    ErrQueueFull, reason: outcome.ReasonQueueFull,
+			rejected: map[string]uint64{outcome.ReasonFull: 0, outcome.ReasonQueueFull: 1, outcome.ReasonWaitTimeout: 0},
 		},
 		{
 			name: "waited max wait",
 			cfg:  PoolConfig{Name: "A", Size: 1, QueueCapacity: 1, MaxWait: time.Millisecond},
-			want: ErrWaitTimeout, reason: ReasonWaitTimeout,
-			rejected: map[string]uint64{ReasonFull: 0, ReasonQueueFull: 0, ReasonWaitTimeout: 1},
+			want: ErrWaitTimeout, reason: outcome.ReasonWaitTimeout,
+			rejected: map[string]uint64{outcome.ReasonFull: 0, outcome.ReasonQueueFull: 0, outcome.ReasonWaitTimeout: 1},
 		},
 	}
 	for _, tt := range tests {
@@ -211,9 +213,9 @@ func TestSemaphoreNoRoomNeverOverAdmits(t *testing.T) {
 	maxHolders, admitted, rejected := hammer(t, s, true, ErrFull)
 	st := s.Stats()
 	if maxHolders > 2 || st.InUse != 0 || admitted+rejected != 4000 ||
-		st.Admitted != uint64(admitted) || st.Rejected[ReasonFull] != uint64(rejected) {
+		st.Admitted != uint64(admitted) || st.Rejected[outcome.ReasonFull] != uint64(rejected) {
 		t.Errorf("max holders %d (want <= 2), InUse %d, admitted %d/%d, rejected %d/%d",
-			maxHolders, st.InUse, st.Admitted, admitted, st.Rejected[ReasonFull], rejected)
+			maxHolders, st.InUse, st.Admitted, admitted, st.Rejected[outcome.ReasonFull], rejected)
 	}
 }
 
@@ -226,8 +228,8 @@ func TestSemaphoreConcurrent(t *testing.T) {
 	if maxHolders > 3 || st.InUse != 0 || st.Waiting != 0 {
 		t.Errorf("max holders %d (want <= 3), InUse %d, Waiting %d (want 0, 0)", maxHolders, st.InUse, st.Waiting)
 	}
-	if st.Admitted != uint64(admitted) || st.Rejected[ReasonQueueFull] != uint64(rejected) || admitted+rejected != 4000 {
-		t.Errorf("Admitted %d, queue-full %d; counted %d and %d of 4000", st.Admitted, st.Rejected[ReasonQueueFull], admitted, rejected)
+	if st.Admitted != uint64(admitted) || st.Rejected[outcome.ReasonQueueFull] != uint64(rejected) || admitted+rejected != 4000 {
+		t.Errorf("Admitted %d, queue-full %d; counted %d and %d of 4000", st.Admitted, st.Rejected[outcome.ReasonQueueFull], admitted, rejected)
 	}
 }
 

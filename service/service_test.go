@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/bulkheadlab/bulkhead/outcome"
 )
 
 // fakeDep is a dependency held open by a channel: with hold set, every request waits until
@@ -102,7 +104,7 @@ func get(t *testing.T, c *http.Client, url string) result {
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	h := resp.Header
-	return result{resp.StatusCode, h.Get(HeaderOutcome), h.Get(HeaderPool), h.Get(HeaderReason), h.Get(HeaderDependency)}
+	return result{resp.StatusCode, h.Get(outcome.HeaderOutcome), h.Get(outcome.HeaderPool), h.Get(outcome.HeaderReason), h.Get(outcome.HeaderDependency)}
 }
 
 // goGet issues the request in a goroutine and returns where its result arrives.
@@ -126,7 +128,7 @@ func twoDeps(mode Mode, p int, a, b *fakeDep, timeout time.Duration) Config {
 	}
 }
 
-var ok = result{200, OutcomeOK, "", "", ""}
+var ok = result{200, outcome.OK, "", "", ""}
 
 // TestSharedPoolStarvesB is seed 004's claim in miniature: A stalls (held open) and only /a calls
 // it. With one shared pool of P=2 workers (queue 4), A's calls take both workers and fill the
@@ -150,7 +152,7 @@ func TestSharedPoolStarvesB(t *testing.T) {
 		}
 		eventually(t, "queue full", func() bool { return s.Snapshot().Pools[0].Waiting == 4 })
 
-		want := result{503, OutcomeRejected, "shared", ReasonQueueFull, "B"}
+		want := result{503, outcome.Rejected, "shared", outcome.ReasonQueueFull, "B"}
 		if got := get(t, c, url+"/b"); got != want {
 			t.Errorf("/b while A stalls = %+v, want %+v", got, want)
 		}
@@ -167,7 +169,7 @@ func TestSharedPoolStarvesB(t *testing.T) {
 
 		held := goGet(t, c, url+"/a")
 		a.waitArrived(1)
-		wantA := result{503, OutcomeRejected, "A", ReasonFull, "A"}
+		wantA := result{503, outcome.Rejected, "A", outcome.ReasonFull, "A"}
 		if got := get(t, c, url+"/a"); got != wantA {
 			t.Errorf("second /a while A stalls = %+v, want %+v", got, wantA)
 		}
@@ -213,35 +215,35 @@ func TestOutcomes(t *testing.T) {
 	}{
 		{name: "ok", status: 200, want: ok},
 		{name: "semaphore full", mode: ModeSplit, pool: []PoolConfig{{Name: "A", Size: 1}}, hold: true, occupy: 1,
-			want: result{503, OutcomeRejected, "A", ReasonFull, "A"}},
+			want: result{503, outcome.Rejected, "A", outcome.ReasonFull, "A"}},
 		{name: "workers full", mode: ModeSplit, pool: []PoolConfig{{Name: "A", Kind: KindWorkers, Size: 1}}, hold: true, occupy: 1,
-			want: result{503, OutcomeRejected, "A", ReasonFull, "A"}},
+			want: result{503, outcome.Rejected, "A", outcome.ReasonFull, "A"}},
 		{name: "semaphore queue full", mode: ModeSplit, pool: []PoolConfig{{Name: "A", Size: 1, QueueCapacity: 1, MaxWait: time.Hour}}, hold: true, occupy: 1, queued: 1,
-			want: result{503, OutcomeRejected, "A", ReasonQueueFull, "A"}},
+			want: result{503, outcome.Rejected, "A", outcome.ReasonQueueFull, "A"}},
 		{name: "workers queue full", mode: ModeSplit, pool: []PoolConfig{{Name: "A", Kind: KindWorkers, Size: 1, QueueCapacity: 2}}, hold: true, occupy: 1, queued: 2,
-			want: result{503, OutcomeRejected, "A", ReasonQueueFull, "A"}},
+			want: result{503, outcome.Rejected, "A", outcome.ReasonQueueFull, "A"}},
 		{name: "semaphore wait timeout", mode: ModeSplit, pool: []PoolConfig{{Name: "A", Size: 1, QueueCapacity: 1, MaxWait: time.Millisecond}}, hold: true, occupy: 1,
-			want: result{503, OutcomeRejected, "A", ReasonWaitTimeout, "A"}},
+			want: result{503, outcome.Rejected, "A", outcome.ReasonWaitTimeout, "A"}},
 		{name: "workers wait timeout", mode: ModeSplit, pool: []PoolConfig{{Name: "A", Kind: KindWorkers, Size: 1, QueueCapacity: 1, MaxWait: time.Millisecond}}, hold: true, occupy: 1,
-			want: result{503, OutcomeRejected, "A", ReasonWaitTimeout, "A"}},
+			want: result{503, outcome.Rejected, "A", outcome.ReasonWaitTimeout, "A"}},
 		{name: "breaker open", status: 500, breaker: &BreakerConfig{MinCalls: 2, FailureRatio: 1, OpenTimeout: time.Hour}, warmups: 2,
-			want: result{503, OutcomeRejected, "breaker:A", ReasonBreakerOpen, "A"}},
+			want: result{503, outcome.Rejected, "breaker:A", outcome.ReasonBreakerOpen, "A"}},
 		{name: "dependency timeout", hold: true, timeout: 20 * time.Millisecond,
-			want: result{504, OutcomeTimeout, "", "", "A"}},
-		{name: "status 500", status: 500, want: result{502, OutcomeUpstream, "", "status-500", "A"}},
-		{name: "status 429", status: 429, want: result{502, OutcomeUpstream, "", "status-429", "A"}},
-		{name: "refused", url: refusedURL, want: result{502, OutcomeUpstream, "", ReasonRefused, "A"}},
+			want: result{504, outcome.Timeout, "", "", "A"}},
+		{name: "status 500", status: 500, want: result{502, outcome.Upstream, "", "status-500", "A"}},
+		{name: "status 429", status: 429, want: result{502, outcome.Upstream, "", "status-429", "A"}},
+		{name: "refused", url: refusedURL, want: result{502, outcome.Upstream, "", ReasonRefused, "A"}},
 		{name: "reset", raw: func(c net.Conn) {
 			c.Read(make([]byte, 4096))
 			c.(*net.TCPConn).SetLinger(0)
 			c.Close()
-		}, want: result{502, OutcomeUpstream, "", ReasonReset, "A"}},
+		}, want: result{502, outcome.Upstream, "", ReasonReset, "A"}},
 		{name: "eof", raw: func(c net.Conn) {
 			c.Read(make([]byte, 4096))
 			c.Close()
-		}, want: result{502, OutcomeUpstream, "", ReasonEOF, "A"}},
+		}, want: result{502, outcome.Upstream, "", ReasonEOF, "A"}},
 		{name: "outbound conn limit", mode: ModeNone, hold: true, occupy: 1, maxOut: 1,
-			want: result{502, OutcomeUpstream, "", ReasonConnLimit, "A"}},
+			want: result{502, outcome.Upstream, "", ReasonConnLimit, "A"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -392,7 +394,7 @@ func TestDeadlines(t *testing.T) {
 		}
 		budgetB.fire()
 		<-b.cancelled
-		if got, want := <-res, (result{504, OutcomeTimeout, "", "", "B"}); got != want {
+		if got, want := <-res, (result{504, outcome.Timeout, "", "", "B"}); got != want {
 			t.Errorf("/ab = %+v, want %+v", got, want)
 		}
 	})
@@ -402,7 +404,7 @@ func TestDeadlines(t *testing.T) {
 		budget.fire()
 		<-a.cancelled
 		<-b.cancelled
-		if got, want := <-res, (result{504, OutcomeTimeout, "", "", "A"}); got != want {
+		if got, want := <-res, (result{504, outcome.Timeout, "", "", "A"}); got != want {
 			t.Errorf("/ab = %+v, want %+v", got, want)
 		}
 		if n := len(clock.created); n != 0 {
@@ -504,7 +506,7 @@ func TestDebugEndpoints(t *testing.T) {
 	if err != nil {
 		t.Fatalf("decode %s: %v", DebugResourcesPath, err)
 	}
-	if len(snap.Pools) != 2 || snap.Pools[0].Name != "A" || snap.Pools[0].InUse != 1 || snap.Pools[0].Rejected[ReasonFull] != 1 ||
+	if len(snap.Pools) != 2 || snap.Pools[0].Name != "A" || snap.Pools[0].InUse != 1 || snap.Pools[0].Rejected[outcome.ReasonFull] != 1 ||
 		snap.Pools[1].Admitted != 1 || snap.Pools[1].InUse != 0 {
 		t.Errorf("pools = %+v", snap.Pools)
 	}
@@ -545,14 +547,14 @@ func TestResources(t *testing.T) {
 	snap := Snapshot{
 		Pools: []PoolStats{
 			{Name: "shared", Capacity: 4, InUse: 4, Waiting: 3, QueueCapacity: 8,
-				Rejected: map[string]uint64{ReasonFull: 1, ReasonQueueFull: 5, ReasonWaitTimeout: 2}},
-			{Name: "B", Capacity: 2, InUse: 1, Rejected: map[string]uint64{ReasonFull: 7}},
+				Rejected: map[string]uint64{outcome.ReasonFull: 1, outcome.ReasonQueueFull: 5, outcome.ReasonWaitTimeout: 2}},
+			{Name: "B", Capacity: 2, InUse: 1, Rejected: map[string]uint64{outcome.ReasonFull: 7}},
 		},
 		Dependencies: []DependencyStats{{Name: "A", ConnsOpen: 9}},
 		Process: ProcessStats{Goroutines: 30, InboundConns: 5, InboundConnsCap: 10, OutboundConns: 9, OutboundConnsCap: 9, OutboundConnsRejected: 4,
 			HeapBytes: 1 << 20, StackBytes: 64 << 10},
 	}
-	want := []Resource{
+	want := []outcome.Resource{
 		{Name: "pool:shared", Capacity: 4, InUse: 4, Rejected: 3},
 		{Name: "queue:shared", Capacity: 8, InUse: 3, Rejected: 5},
 		{Name: "pool:B", Capacity: 2, InUse: 1, Rejected: 7},

@@ -94,16 +94,3 @@ type ProcessStats struct {
 	// (calls that ended 502 conn-limit).
 	OutboundConnsRejected uint64 `json:"outbound_conns_rejected"`
 }
-
-// Resource is one scarce resource, flattened from a Snapshot for time series and for the report's
-// "which resource ran out" analysis. Capacity 0 means unbounded (never saturates).
-type Resource struct {
-	// Name is "pool:<name>", "queue:<pool>", "conns:<dependency>", "calls:<dependency>",
-	// "breaker:<dependency>", "inbound:<path>", "retry:<path>", "inbound-conns",
-	// "outbound-conns" or "goroutines".
-	Name     string `json:"name"`
-	Capacity int    `json:"capacity"`
-	InUse    int    `json:"in_use"`
-	// Rejected is the cumulative count of calls turned away because this resource was exhausted.
-	Rejected uint64 `json:"rejected"`
-}

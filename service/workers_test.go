@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/bulkheadlab/bulkhead/outcome"
 )
 
 // blockers fills every worker of p with a task that blocks until release is closed, and returns
@@ -37,9 +39,9 @@ func TestWorkersRejections(t *testing.T) {
 		want   error
 		reason string
 	}{
-		{"no queue, all workers busy", PoolConfig{Name: "W", Size: 2}, 0, ErrFull, ReasonFull},
-		{"queue at capacity", PoolConfig{Name: "W", Size: 2, QueueCapacity: 3}, 3, ErrQueueFull, ReasonQueueFull},
-		{"queued longer than max wait", PoolConfig{Name: "W", Size: 1, QueueCapacity: 1, MaxWait: time.Millisecond}, 0, ErrWaitTimeout, ReasonWaitTimeout},
+		{"no queue, all workers busy", PoolConfig{Name: "W", Size: 2}, 0, ErrFull, outcome.ReasonFull},
+		{"queue at capacity", PoolConfig{Name: "W", Size: 2, QueueCapacity: 3}, 3, ErrQueueFull, outcome.ReasonQueueFull},
+		{"queued longer than max wait", PoolConfig{Name: "W", Size: 1, QueueCapacity: 1, MaxWait: time.Millisecond}, 0, ErrWaitTimeout, outcome.ReasonWaitTimeout},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/bulkheadlab/bulkhead/claim"
 	"github.com/bulkheadlab/bulkhead/experiment"
 	"github.com/bulkheadlab/bulkhead/loadgen"
 	"github.com/bulkheadlab/bulkhead/report"
@@ -171,7 +172,7 @@ func applyOverrides(cmd *cobra.Command, sc *scenarios.Scenario, o *runOptions) e
 		for _, c := range keep {
 			kept[c.Name] = true
 		}
-		var claims []scenarios.Claim
+		var claims []claim.Claim
 		for _, c := range sc.Claims {
 			if kept[c.Measure.Configuration] && (c.Than == nil || kept[c.Than.Configuration]) {
 				claims = append(claims, c)

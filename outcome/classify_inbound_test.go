@@ -1,12 +1,8 @@
-package loadgen
+package outcome
 
 import (
 	"net/http"
 	"testing"
-
-	vegeta "github.com/tsenart/vegeta/v12/lib"
-
-	"github.com/bulkheadlab/bulkhead/service"
 )
 
 // An inbound endpoint's 202 accepted is a success: the item was taken, to be processed later;
@@ -19,17 +15,17 @@ func TestClassifyInbound(t *testing.T) {
 		reason  string
 		want    string
 	}{
-		{"202 accepted", 202, service.OutcomeAccepted, "", ClassOK},
-		{"503 backlog full", 503, service.OutcomeRejected, service.ReasonBacklogFull, "rejected:backlog-full"},
+		{"202 accepted", 202, Accepted, "", ClassOK},
+		{"503 backlog full", 503, Rejected, ReasonBacklogFull, "rejected:backlog-full"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := http.Header{}
-			h.Set(service.HeaderOutcome, tt.outcome)
+			h.Set(HeaderOutcome, tt.outcome)
 			if tt.reason != "" {
-				h.Set(service.HeaderReason, tt.reason)
+				h.Set(HeaderReason, tt.reason)
 			}
-			if got := Classify(&vegeta.Result{Code: tt.code, Headers: h}); got != tt.want {
+			if got := Classify(int(tt.code), h, ""); got != tt.want {
 				t.Errorf("Classify = %q; want %q", got, tt.want)
 			}
 		})

@@ -1,11 +1,9 @@
-package loadgen
+package outcome
 
 import (
+	"net/http"
 	"strconv"
 	"strings"
-
-	"github.com/bulkheadlab/bulkhead/service"
-	vegeta "github.com/tsenart/vegeta/v12/lib"
 )
 
 // Class type prefixes: a class is "<type>" or "<type>:<detail>".
@@ -29,6 +27,9 @@ const (
 	ClassOther = "other"
 )
 
+// ClassTypes lists the class types in the order reports show them.
+var ClassTypes = []string{ClassOK, ClassTimeout, ClassRejected, ClassUpstream, ClassConnection, ClassOther}
+
 // ClassType returns the type prefix of class: the text before the first ':' ("rejected" for
 // "rejected:full", "ok" for "ok").
 func ClassType(class string) string {
@@ -36,9 +37,18 @@ func ClassType(class string) string {
 	return t
 }
 
-// Classify returns the class of one result, from its status code, the service's outcome headers
-// (service.HeaderOutcome, service.HeaderReason) and, for transport errors (Code 0), its error text.
-// The set of classes is bounded: details are sanitised and never carry ports or addresses.
+// ClassDetail returns the detail of class: the text after the first ':' ("full" for
+// "rejected:full", "" for "ok").
+func ClassDetail(class string) string {
+	_, d, _ := strings.Cut(class, ":")
+	return d
+}
+
+// Classify returns the class of one response from its status code (0 for a transport error), its
+// outcome headers (HeaderOutcome, HeaderReason) and, for transport errors, the error text. It is
+// the one classifier: the load generator stores its answer with every result, and the report
+// falls back on it for results stored without one. The set of classes is bounded: details are
+// sanitised and never carry ports or addresses.
 //
 //	2xx (an inbound endpoint's 202 accepted too)  ok
 //	503 + outcome rejected                rejected:<reason>       (reason "unknown" if missing)
@@ -48,27 +58,27 @@ func ClassType(class string) string {
 //	transport error: timeout/deadline     timeout:client
 //	connection refused / reset / EOF      connection:refused / connection:reset / connection:eof
 //	other transport errors                other:<last words of the error, letters only>
-func Classify(r *vegeta.Result) string {
-	if r.Code == 0 {
-		return classifyTransport(r.Error)
+func Classify(code int, h http.Header, errText string) string {
+	if code == 0 {
+		return classifyTransport(errText)
 	}
-	if r.Code >= 200 && r.Code < 300 {
+	if code >= 200 && code < 300 {
 		return ClassOK
 	}
-	outcome := r.Headers.Get(service.HeaderOutcome)
-	reason := sanitize(r.Headers.Get(service.HeaderReason), true)
+	outcome := h.Get(HeaderOutcome)
+	reason := sanitize(h.Get(HeaderReason), true)
 	if reason == "" {
 		reason = "unknown"
 	}
 	switch {
-	case r.Code == 503 && outcome == service.OutcomeRejected:
+	case code == 503 && outcome == Rejected:
 		return ClassRejected + ":" + reason
-	case r.Code == 504 && outcome == service.OutcomeTimeout:
+	case code == 504 && outcome == Timeout:
 		return ClassTimeout + ":dependency"
-	case r.Code == 502 && outcome == service.OutcomeUpstream:
+	case code == 502 && outcome == Upstream:
 		return ClassUpstream + ":" + reason
 	}
-	return ClassOther + ":status-" + strconv.Itoa(int(r.Code))
+	return ClassOther + ":status-" + strconv.Itoa(code)
 }
 
 func classifyTransport(msg string) string {

@@ -1,23 +1,19 @@
-package loadgen
+package outcome
 
 import (
 	"net/http"
 	"testing"
-
-	vegeta "github.com/tsenart/vegeta/v12/lib"
-
-	"github.com/bulkheadlab/bulkhead/service"
 )
 
-func outcome(o, reason string) http.Header {
+func contract(o, reason string) http.Header {
 	h := http.Header{}
 	if o != "" {
-		h.Set(service.HeaderOutcome, o)
+		h.Set(HeaderOutcome, o)
 	}
 	if reason != "" {
-		h.Set(service.HeaderReason, reason)
+		h.Set(HeaderReason, reason)
 	}
-	h.Set(service.HeaderDependency, "A")
+	h.Set(HeaderDependency, "A")
 	return h
 }
 
@@ -30,23 +26,23 @@ func TestClassify(t *testing.T) {
 		want    string
 	}{
 		// Responses of the service, by the outcome contract.
-		{name: "200 ok", code: 200, headers: outcome(service.OutcomeOK, ""), want: "ok"},
+		{name: "200 ok", code: 200, headers: contract(OK, ""), want: "ok"},
 		{name: "200 without headers", code: 200, want: "ok"},
 		{name: "204", code: 204, want: "ok"},
-		{name: "rejected full", code: 503, headers: outcome(service.OutcomeRejected, service.ReasonFull), want: "rejected:full"},
-		{name: "rejected queue-full", code: 503, headers: outcome(service.OutcomeRejected, service.ReasonQueueFull), want: "rejected:queue-full"},
-		{name: "rejected wait-timeout", code: 503, headers: outcome(service.OutcomeRejected, service.ReasonWaitTimeout), want: "rejected:wait-timeout"},
-		{name: "rejected breaker-open", code: 503, headers: outcome(service.OutcomeRejected, service.ReasonBreakerOpen), want: "rejected:breaker-open"},
-		{name: "rejected without reason", code: 503, headers: outcome(service.OutcomeRejected, ""), want: "rejected:unknown"},
-		{name: "dependency timeout", code: 504, headers: outcome(service.OutcomeTimeout, ""), want: "timeout:dependency"},
-		{name: "upstream reset", code: 502, headers: outcome(service.OutcomeUpstream, "reset"), want: "upstream:reset"},
-		{name: "upstream refused", code: 502, headers: outcome(service.OutcomeUpstream, "refused"), want: "upstream:refused"},
-		{name: "upstream status-500", code: 502, headers: outcome(service.OutcomeUpstream, "status-500"), want: "upstream:status-500"},
-		{name: "upstream conn-limit", code: 502, headers: outcome(service.OutcomeUpstream, "conn-limit"), want: "upstream:conn-limit"},
-		{name: "upstream odd reason sanitised", code: 502, headers: outcome(service.OutcomeUpstream, "Weird Reason 127.0.0.1:80!"), want: "upstream:weird-reason-127-0-0-1-80"},
+		{name: "rejected full", code: 503, headers: contract(Rejected, ReasonFull), want: "rejected:full"},
+		{name: "rejected queue-full", code: 503, headers: contract(Rejected, ReasonQueueFull), want: "rejected:queue-full"},
+		{name: "rejected wait-timeout", code: 503, headers: contract(Rejected, ReasonWaitTimeout), want: "rejected:wait-timeout"},
+		{name: "rejected breaker-open", code: 503, headers: contract(Rejected, ReasonBreakerOpen), want: "rejected:breaker-open"},
+		{name: "rejected without reason", code: 503, headers: contract(Rejected, ""), want: "rejected:unknown"},
+		{name: "dependency timeout", code: 504, headers: contract(Timeout, ""), want: "timeout:dependency"},
+		{name: "upstream reset", code: 502, headers: contract(Upstream, "reset"), want: "upstream:reset"},
+		{name: "upstream refused", code: 502, headers: contract(Upstream, "refused"), want: "upstream:refused"},
+		{name: "upstream status-500", code: 502, headers: contract(Upstream, "status-500"), want: "upstream:status-500"},
+		{name: "upstream conn-limit", code: 502, headers: contract(Upstream, "conn-limit"), want: "upstream:conn-limit"},
+		{name: "upstream odd reason sanitised", code: 502, headers: contract(Upstream, "Weird Reason 127.0.0.1:80!"), want: "upstream:weird-reason-127-0-0-1-80"},
 		// Statuses outside the contract.
 		{name: "503 without outcome", code: 503, want: "other:status-503"},
-		{name: "503 with the wrong outcome", code: 503, headers: outcome(service.OutcomeTimeout, ""), want: "other:status-503"},
+		{name: "503 with the wrong outcome", code: 503, headers: contract(Timeout, ""), want: "other:status-503"},
 		{name: "404", code: 404, want: "other:status-404"},
 		{name: "500", code: 500, want: "other:status-500"},
 		{name: "302", code: 302, want: "other:status-302"},
@@ -65,8 +61,7 @@ func TestClassify(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := &vegeta.Result{Code: tt.code, Headers: tt.headers, Error: tt.err}
-			got := Classify(r)
+			got := Classify(int(tt.code), tt.headers, tt.err)
 			if got != tt.want {
 				t.Errorf("Classify = %q; want %q", got, tt.want)
 			}
