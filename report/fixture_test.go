@@ -113,6 +113,9 @@ func (w world) writeConfig(t testing.TB, dir string, c cfgDef) {
 	if m.Configuration == "" {
 		m.Configuration = c.name
 	}
+	for _, ph := range w.phases {
+		m.Ended = maxTime(m.Ended, t0.Add(ph.End)) // a complete run ends with its time line
+	}
 	for _, e := range twoEndpoints {
 		var reqs []req
 		for _, ph := range w.phases {
@@ -224,4 +227,11 @@ func hypothesis() world {
 			"mild-a":   {"/a": {lat: 320 * ms_, fail: 0.22, failClass: "rejected:full", failLat: ms_}, "/b": ok(20 * ms_)},
 		}},
 	}}
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }

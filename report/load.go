@@ -27,6 +27,11 @@ func readRun(dir string) (*rundir.Run, error) {
 	var run rundir.Run
 	err := rundir.ReadJSON(filepath.Join(dir, rundir.RunFile), &run)
 	if err == nil {
+		for _, name := range run.Configurations {
+			if err := rundir.CheckName(name); err != nil {
+				return nil, fmt.Errorf("%s: %w", rundir.RunFile, err)
+			}
+		}
 		return &run, nil
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
@@ -120,7 +125,10 @@ func readRecords(path string, started time.Time, tab *outcomeTable) ([]record, e
 // loadConfiguration reads one configuration folder and computes its statistics, timeline and
 // exhausted resources. The raw records are dropped before it returns.
 func loadConfiguration(runDir, name string, bucket time.Duration) (*Configuration, error) {
-	dir := filepath.Join(runDir, name)
+	dir, err := rundir.Inside(runDir, name)
+	if err != nil {
+		return nil, fmt.Errorf("configuration %s: %w", name, err)
+	}
 	var m rundir.Manifest
 	if err := rundir.ReadJSON(filepath.Join(dir, rundir.ManifestFile), &m); err != nil {
 		return nil, fmt.Errorf("configuration %s: read manifest: %w", name, err)
@@ -190,7 +198,15 @@ func loadConfiguration(runDir, name string, bucket time.Duration) (*Configuratio
 	for _, p := range m.Phases {
 		end = max(end, p.End)
 	}
+	// Buckets cover the declared time line, but never more of it than the run lived: the manifest's
+	// end, or (a killed run has none) the last request sent. A 10,000 h scenario stopped after 4 s
+	// gets 4 buckets, not 36 million.
 	nb := int((end + bucket - 1) / bucket)
+	lived := time.Duration(0)
+	if !m.Ended.IsZero() && m.Ended.After(m.Started) {
+		lived = m.Ended.Sub(m.Started)
+	}
+	nbLived := int((lived + bucket - 1) / bucket)
 	var tab outcomeTable
 	var s scratch
 	attr := newAttribution(c, svc)
@@ -203,7 +219,11 @@ func loadConfiguration(runDir, name string, bucket time.Duration) (*Configuratio
 		if raw == "" {
 			raw = filepath.Join(rundir.RawDir, rundir.RawFileName(e.Path))
 		}
-		recs, err := readRecords(filepath.Join(dir, raw), m.Started, &tab)
+		rawPath, err := rundir.Inside(dir, raw)
+		if err != nil {
+			return nil, fmt.Errorf("configuration %s endpoint %s: raw file: %w", name, e.Path, err)
+		}
+		recs, err := readRecords(rawPath, m.Started, &tab)
 		if err != nil {
 			return nil, fmt.Errorf("configuration %s endpoint %s: %w", name, e.Path, err)
 		}
@@ -217,13 +237,27 @@ func loadConfiguration(runDir, name string, bucket time.Duration) (*Configuratio
 			attr.add(i, e.Path, sl, tab.outs)
 		}
 		c.Outside += len(recs) - inPhases
-		buckets := make([]Bucket, nb)
-		for b := range nb {
+		n := nb
+		if len(recs) > 0 {
+			nbLived = max(nbLived, int(recs[len(recs)-1].t/int64(bucket))+1)
+		}
+		n = min(n, nbLived)
+		buckets := make([]Bucket, n)
+		for b := range n {
 			from := time.Duration(b) * bucket
 			buckets[b] = computeBucket(from.Seconds(), span(recs, int64(from), int64(from+bucket)), tab.outs, bucket, &s)
 		}
 		c.Timeline[e.Path] = buckets
 		grp.add(e.Path, recs)
+	}
+	// Every endpoint's time line has the same length: the longest any of them lived.
+	nb = min(nb, nbLived)
+	for path, buckets := range c.Timeline {
+		for b := len(buckets); b < nb; b++ {
+			from := time.Duration(b) * bucket
+			buckets = append(buckets, computeBucket(from.Seconds(), nil, tab.outs, bucket, &s))
+		}
+		c.Timeline[path] = buckets
 	}
 	grp.finish(c, tab.outs, nb, bucket, &s)
 	attr.finish()

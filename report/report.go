@@ -143,6 +143,9 @@ func generate(runDir string, bucket time.Duration, plots bool, o ...GenerateOpti
 	}
 	jobs := s.plotJobs()
 	if plots {
+		if err := rundir.NotSymlink(filepath.Join(runDir, rundir.PlotsDir)); err != nil {
+			return s, err
+		}
 		if err := drawAll(filepath.Join(runDir, rundir.PlotsDir), jobs); err != nil {
 			return s, err
 		}
