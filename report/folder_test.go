@@ -102,3 +102,67 @@ func TestTimelineFollowsTheData(t *testing.T) {
 		}
 	}
 }
+
+// Every state a run folder can be left in is described truthfully: never "valid" for a
+// configuration the folder has no data for.
+func TestFolderStates(t *testing.T) {
+	phases := []rundir.Phase{{Name: "p", Start: 0, End: 2 * time.Second}}
+	two := func() world {
+		return world{phases: phases, rate: 1, timeout: 500 * ms_, cfgs: []cfgDef{
+			{name: "shared", mode: outcome.ModeShared, pools: sharedPools(10), valid: true},
+			{name: "split", mode: outcome.ModeSplit, pools: splitPools(5), valid: true},
+		}}
+	}
+	tests := []struct {
+		name    string
+		damage  func(t *testing.T, dir string)
+		valid   bool
+		missing []string
+	}{
+		{"complete", func(*testing.T, string) {}, true, nil},
+		{"second configuration killed before its manifest", func(t *testing.T, dir string) {
+			if err := os.Remove(filepath.Join(dir, "split", rundir.ManifestFile)); err != nil {
+				t.Fatal(err)
+			}
+		}, false, []string{"split"}},
+		{"second configuration never started", func(t *testing.T, dir string) {
+			if err := os.RemoveAll(filepath.Join(dir, "split")); err != nil {
+				t.Fatal(err)
+			}
+		}, false, []string{"split"}},
+		{"killed in the first configuration: no run.json, no manifest, raw files", func(t *testing.T, dir string) {
+			for _, f := range []string{rundir.RunFile, filepath.Join("shared", rundir.ManifestFile)} {
+				if err := os.Remove(filepath.Join(dir, f)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.RemoveAll(filepath.Join(dir, "split")); err != nil {
+				t.Fatal(err)
+			}
+		}, false, []string{"shared"}},
+		{"failed before the first request: run.json without configurations", func(t *testing.T, dir string) {
+			if err := rundir.WriteJSON(filepath.Join(dir, rundir.RunFile), rundir.Run{Scenario: "x"}); err != nil {
+				t.Fatal(err)
+			}
+		}, false, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := two().write(t, t.TempDir())
+			tt.damage(t, dir)
+			s, err := Analyze(dir)
+			if err != nil {
+				t.Fatalf("Analyze: %v", err)
+			}
+			if s.Valid != tt.valid {
+				t.Errorf("valid = %v, want %v (invalid: %q)", s.Valid, tt.valid, s.Invalid)
+			}
+			if len(s.Missing) != len(tt.missing) || (len(tt.missing) > 0 && s.Missing[0] != tt.missing[0]) {
+				t.Errorf("missing = %q, want %q", s.Missing, tt.missing)
+			}
+			if !tt.valid && len(s.Invalid) == 0 {
+				t.Error("an invalid folder without a reason")
+			}
+		})
+	}
+}

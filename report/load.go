@@ -42,9 +42,14 @@ func readRun(dir string) (*rundir.Run, error) {
 		return nil, fmt.Errorf("read run folder: %w", rerr)
 	}
 	for _, e := range entries {
-		if e.IsDir() {
-			if _, err := os.Stat(filepath.Join(dir, e.Name(), rundir.ManifestFile)); err == nil {
+		if !e.IsDir() || rundir.CheckName(e.Name()) != nil {
+			continue
+		}
+		// A configuration folder has a manifest, or (killed before writing it) at least raw results.
+		for _, f := range []string{rundir.ManifestFile, rundir.RawDir} {
+			if _, err := os.Stat(filepath.Join(dir, e.Name(), f)); err == nil {
 				run.Configurations = append(run.Configurations, e.Name())
+				break
 			}
 		}
 	}
@@ -279,4 +284,25 @@ func describeFault(f rundir.Fault) string {
 	}
 	fmt.Fprintf(&b, " on %s", f.Dependency)
 	return b.String()
+}
+
+// missingConfiguration returns why configuration name of the run in runDir has no data to
+// analyse ("" when its manifest is there): the folder is missing, or the process was killed
+// before it wrote the manifest, leaving raw results that cannot be judged without it.
+func missingConfiguration(runDir, name string) (string, error) {
+	dir, err := rundir.Inside(runDir, name)
+	if err != nil {
+		return "", fmt.Errorf("configuration %s: %w", name, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, rundir.ManifestFile)); err == nil {
+		return "", nil
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return "missing: no folder (the run stopped before this configuration started)", nil
+	}
+	raws, _ := filepath.Glob(filepath.Join(dir, rundir.RawDir, "*"))
+	if len(raws) == 0 {
+		return "missing: no manifest and no raw results (the run stopped while this configuration was starting)", nil
+	}
+	return fmt.Sprintf("not analysed: no manifest, %d raw file(s) present (the process was killed during this configuration; its time line and validity are unknown)", len(raws)), nil
 }

@@ -3,7 +3,6 @@ package report
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,8 +35,13 @@ func analyze(runDir string, bucket time.Duration) (*Summary, error) {
 	s := &Summary{Scenario: run.Scenario, RunID: run.RunID, Description: run.Description, Command: run.Command,
 		Partial: run.Partial, Valid: true, BucketS: bucket.Seconds(), Thresholds: DefaultThresholds, dir: runDir}
 	for _, name := range run.Configurations {
-		if _, err := os.Stat(filepath.Join(runDir, name, rundir.ManifestFile)); errors.Is(err, fs.ErrNotExist) && run.Partial {
-			s.Invalid = append(s.Invalid, fmt.Sprintf("%s: missing (the run was interrupted)", name))
+		why, err := missingConfiguration(runDir, name)
+		if err != nil {
+			return nil, err
+		}
+		if why != "" {
+			s.Invalid = append(s.Invalid, name+": "+why)
+			s.Missing = append(s.Missing, name)
 			continue
 		}
 		c, err := loadConfiguration(runDir, name, bucket)
@@ -58,6 +62,9 @@ func analyze(runDir string, bucket time.Duration) (*Summary, error) {
 			}
 		}
 		s.Configurations = append(s.Configurations, *c)
+	}
+	if len(s.Configurations) == 0 {
+		s.Invalid = append(s.Invalid, "no configuration has data: the run stopped before its first configuration finished starting")
 	}
 	s.Valid = len(s.Invalid) == 0
 	s.Aggregates = aggregate(s.Configurations)

@@ -18,6 +18,9 @@ type Summary struct {
 	// Predictions is empty.
 	Valid   bool     `json:"valid"`
 	Invalid []string `json:"invalid,omitempty"`
+	// Missing lists the configurations the run folder names (or holds raw results of) that have
+	// no data to analyse: never started, or killed before their manifest was written.
+	Missing []string `json:"missing,omitempty"`
 	// BucketS is the width of the Timeline buckets in seconds.
 	BucketS        float64         `json:"bucket_s"`
 	Thresholds     Thresholds      `json:"thresholds"`
