@@ -56,3 +56,22 @@ func BenchmarkGenerate(b *testing.B) {
 	wg.Wait()
 	b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MB")
 }
+
+// TestWriteBenchWorld writes BenchmarkGenerate's run folder (1 M requests: two configurations,
+// two endpoints, 6250/s each) into $BULKHEAD_BENCH_WORLD, so that `bulkhead report` can be timed
+// against `vegeta report` over the same raw files:
+//
+//	BULKHEAD_BENCH_WORLD=/tmp/world go test -run TestWriteBenchWorld ./report
+//	time bulkhead report /tmp/world; time vegeta report /tmp/world/*/raw/*.json
+func TestWriteBenchWorld(t *testing.T) {
+	dir := os.Getenv("BULKHEAD_BENCH_WORLD")
+	if dir == "" {
+		t.Skip("set BULKHEAD_BENCH_WORLD to a new folder to write the benchmark's run folder")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w := goldenWorld()
+	w.rate = 6250
+	w.write(t, dir)
+}

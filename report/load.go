@@ -7,11 +7,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
-
-	vegeta "github.com/tsenart/vegeta/v12/lib"
 
 	"github.com/bulkheadlab/bulkhead/outcome"
 	"github.com/bulkheadlab/bulkhead/rundir"
@@ -85,10 +85,14 @@ type outcomeTable struct {
 	outs []kind
 }
 
+// key returns o's index, adding it (with its strings copied: they may point into a reader's
+// buffer) when it is new.
 func (t *outcomeTable) key(o kind) uint32 {
 	if k, ok := t.idx[o]; ok {
 		return k
 	}
+	o.class, o.typ, o.cause = strings.Clone(o.class), strings.Clone(o.typ), strings.Clone(o.cause)
+	o.pool, o.reason, o.dep = strings.Clone(o.pool), strings.Clone(o.reason), strings.Clone(o.dep)
 	if t.idx == nil {
 		t.idx = map[kind]uint32{}
 	}
@@ -100,23 +104,19 @@ func (t *outcomeTable) key(o kind) uint32 {
 
 // classify returns the class of a result: its X-Loadgen-Class header, or outcome.Classify's
 // answer when the header is missing (raw files written by another tool).
-func classify(r *vegeta.Result) string {
-	if c := r.Headers.Get(outcome.HeaderClass); c != "" {
-		return c
+func classify(r *rundir.Sent) string {
+	if r.Class != "" {
+		return r.Class
 	}
-	return outcome.Classify(int(r.Code), r.Headers, r.Error)
+	return outcome.Classify(r.Code, r.Header(), r.Error)
 }
 
 // readRecords streams one raw file into records (sorted by send offset), interning outcomes into
 // tab. It holds only the records, never the results.
 func readRecords(path string, started time.Time, tab *outcomeTable) ([]record, error) {
 	var recs []record
-	if fi, err := os.Stat(path); err == nil && fi.Size() == 0 {
-		return nil, nil // an attack that recorded nothing (vegeta's decoder cannot sniff an empty file)
-	}
-	err := rundir.ReadRaw(path, func(r *vegeta.Result) error {
-		o := newOutcome(classify(r), r.Headers.Get(outcome.HeaderPool),
-			r.Headers.Get(outcome.HeaderReason), r.Headers.Get(outcome.HeaderDependency))
+	err := rundir.ScanRaw(path, func(r *rundir.Sent) error {
+		o := newOutcome(classify(r), r.Pool, r.Reason, r.Dependency)
 		recs = append(recs, record{t: int64(r.Timestamp.Sub(started)), lat: int64(r.Latency), key: tab.key(o)})
 		return nil
 	})
@@ -125,6 +125,40 @@ func readRecords(path string, started time.Time, tab *outcomeTable) ([]record, e
 	}
 	slices.SortFunc(recs, func(a, b record) int { return cmpInt(a.t, b.t) })
 	return recs, nil
+}
+
+// readAll reads the raw files of every endpoint at once, up to GOMAXPROCS files at a time (the
+// decoding is most of a report's time), each into its own outcome table, then re-keys every
+// record into tab. It returns one record slice per path, in the order of paths.
+func readAll(paths []string, started time.Time, tab *outcomeTable) ([][]record, error) {
+	out := make([][]record, len(paths))
+	tabs := make([]outcomeTable, len(paths))
+	errs := make([]error, len(paths))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, p := range paths {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			out[i], errs[i] = readRecords(p, started, &tabs[i])
+		}()
+	}
+	wg.Wait()
+	for i := range paths {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		remap := make([]uint32, len(tabs[i].outs))
+		for k, o := range tabs[i].outs {
+			remap[k] = tab.key(o)
+		}
+		for j := range out[i] {
+			out[i][j].key = remap[out[i][j].key]
+		}
+	}
+	return out, nil
 }
 
 // loadConfiguration reads one configuration folder and computes its statistics, timeline and
@@ -215,23 +249,27 @@ func loadConfiguration(runDir, name string, bucket time.Duration) (*Configuratio
 	var tab outcomeTable
 	var s scratch
 	attr := newAttribution(c, svc)
-	for _, e := range m.Endpoints {
-		ep := EndpointRun{Path: e.Path, Calls: calls[e.Path], Rate: e.Rate, Arrivals: e.Arrivals,
-			TimeoutMS: ms(int64(e.Timeout)), Scheduled: e.Scheduled, Sent: e.Sent, Dropped: e.Dropped,
-			LagP99MS: ms(int64(e.LagP99)), LagMaxMS: ms(int64(e.LagMax))}
-		c.Endpoints = append(c.Endpoints, ep)
+	rawPaths := make([]string, len(m.Endpoints))
+	for i, e := range m.Endpoints {
 		raw := e.RawFile
 		if raw == "" {
 			raw = filepath.Join(rundir.RawDir, rundir.RawFileName(e.Path))
 		}
-		rawPath, err := rundir.Inside(dir, raw)
-		if err != nil {
+		if rawPaths[i], err = rundir.Inside(dir, raw); err != nil {
 			return nil, fmt.Errorf("configuration %s endpoint %s: raw file: %w", name, e.Path, err)
 		}
-		recs, err := readRecords(rawPath, m.Started, &tab)
-		if err != nil {
-			return nil, fmt.Errorf("configuration %s endpoint %s: %w", name, e.Path, err)
-		}
+	}
+	allRecs, err := readAll(rawPaths, m.Started, &tab)
+	if err != nil {
+		return nil, fmt.Errorf("configuration %s: %w", name, err)
+	}
+	for i, e := range m.Endpoints {
+		recs := allRecs[i]
+		allRecs[i] = nil // dropped once its statistics are computed
+		ep := EndpointRun{Path: e.Path, Calls: calls[e.Path], Rate: e.Rate, Arrivals: e.Arrivals,
+			TimeoutMS: ms(int64(e.Timeout)), Scheduled: e.Scheduled, Sent: e.Sent, Dropped: e.Dropped,
+			LagP99MS: ms(int64(e.LagP99)), LagMaxMS: ms(int64(e.LagMax))}
+		c.Endpoints = append(c.Endpoints, ep)
 		inPhases := 0
 		for i := range c.Phases {
 			ph := &c.Phases[i]
