@@ -192,6 +192,8 @@ const (
 // This project's own metric names (the built-in service's /metrics), beside Resilience4j's.
 const (
 	OwnRejected          = "bulkhead_rejected_calls_total"
+	OwnSemWaiting        = "bulkhead_semaphore_waiting_calls"
+	OwnSemWaitingCap     = "bulkhead_semaphore_waiting_capacity"
 	OwnDepInFlight       = "bulkhead_dependency_calls_in_flight"
 	OwnDepConnsOpen      = "bulkhead_dependency_connections_open"
 	OwnDepBreakerRejects = "bulkhead_dependency_breaker_rejected_calls_total"
@@ -215,7 +217,9 @@ const (
 //     omitted when the capacity is 0;
 //   - breaker:<name>: resilience4j_circuitbreaker_state{state="open"}, capacity 1;
 //   - this project's own: the pools' and queues' rejections (bulkhead_rejected_calls_total by
-//     reason), calls:<dep>, conns:<dep>, breaker:<dep>, inbound-conns and outbound-conns;
+//     reason), a semaphore's waiting room as queue:<name> (bulkhead_semaphore_waiting_calls of
+//     bulkhead_semaphore_waiting_capacity, omitted when 0), calls:<dep>, conns:<dep>,
+//     breaker:<dep>, inbound-conns and outbound-conns;
 //   - goroutines from the Go collector's go_goroutines.
 //
 // A resource name produced twice keeps its first mapping's row.
@@ -235,6 +239,10 @@ func Builtin() []Mapping {
 		{Resource: outcome.ResourceQueue, Label: R4jLabel, Optional: true, OmitZeroCapacity: true,
 			InUse:    Series{Metric: R4jQueueDepth},
 			Capacity: Series{Metric: R4jQueueCapacity},
+			Rejected: own(outcome.ReasonQueueFull)},
+		{Resource: outcome.ResourceQueue, Label: R4jLabel, Optional: true, OmitZeroCapacity: true,
+			InUse:    Series{Metric: OwnSemWaiting},
+			Capacity: Series{Metric: OwnSemWaitingCap},
 			Rejected: own(outcome.ReasonQueueFull)},
 		{Resource: outcome.ResourceBreaker, Label: R4jLabel, Optional: true, CapacityValue: 1,
 			InUse: Series{Metric: R4jCircuitBreakerState, Match: map[string]string{"state": "open|forced_open"}}},

@@ -34,7 +34,14 @@
 //
 // Counters are atomics updated on the call path; Snapshot reads them, Snapshot.Resources flattens
 // them for time series, GET /debug/resources serves the Snapshot as JSON and GET /metrics serves
-// it as Prometheus metrics from a registry of the Service's own.
+// it as Prometheus metrics from a registry of the Service's own: the pools under Resilience4j's
+// names and labels (semaphore pools as resilience4j_bulkhead_available_concurrent_calls and
+// ..._max_allowed_concurrent_calls, workers pools as its thread-pool bulkhead's
+// resilience4j_bulkhead_active_thread_count, ..._max_thread_pool_size, ..._queue_depth,
+// ..._queue_capacity, all by label name), the rest under bulkhead_* names, per-endpoint
+// http_server_requests_total{endpoint,code} and http_server_request_duration_seconds{endpoint},
+// and the standard go_* and process_* collectors. The scrape package reads the page back into
+// the same resources as Snapshot.Resources.
 //
 // # Lifecycle
 //

@@ -1,22 +1,49 @@
 package service
 
 import (
+	"net/http"
+	"strconv"
+	"time"
+
 	"github.com/bulkheadlab/bulkhead/outcome"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 )
 
-// Metric descriptors. Pool metrics follow Resilience4j's bulkhead metric names
-// (resilience4j_bulkhead_available_concurrent_calls, ..._max_allowed_concurrent_calls) with the
-// "bulkhead_" prefix; the label "name" is the pool name.
+// Metric descriptors. The pools follow Resilience4j's names and labels exactly, as its
+// Micrometer binding writes them in Prometheus (TaggedBulkheadMetrics,
+// TaggedThreadPoolBulkheadMetrics), so dashboards built for Resilience4j read them unchanged:
+// a semaphore pool is a Resilience4j bulkhead (available and max allowed concurrent calls), a
+// workers pool a thread-pool bulkhead (thread counts, queue depth and capacity); the label "name"
+// is the pool's name. What Resilience4j does not publish (rejections by reason, waits, a
+// semaphore's waiting room, dependencies, connections) keeps this project's "bulkhead_" names.
 var (
-	descAvailable = prometheus.NewDesc("bulkhead_available_concurrent_calls",
-		"Slots of the pool that are free.", []string{"name", "kind"}, nil)
-	descMaxAllowed = prometheus.NewDesc("bulkhead_max_allowed_concurrent_calls",
-		"Size of the pool.", []string{"name", "kind"}, nil)
-	descQueueDepth = prometheus.NewDesc("bulkhead_queue_depth",
-		"Calls waiting for a slot of the pool.", []string{"name"}, nil)
-	descQueueCapacity = prometheus.NewDesc("bulkhead_queue_capacity",
-		"Capacity of the pool's waiting room.", []string{"name"}, nil)
+	descAvailable = prometheus.NewDesc("resilience4j_bulkhead_available_concurrent_calls",
+		"The number of available permissions", []string{"name"}, nil)
+	descMaxAllowed = prometheus.NewDesc("resilience4j_bulkhead_max_allowed_concurrent_calls",
+		"The maximum number of available permissions", []string{"name"}, nil)
+
+	descThreadPoolSize = prometheus.NewDesc("resilience4j_bulkhead_thread_pool_size",
+		"The thread pool size", []string{"name"}, nil)
+	descCoreThreadPoolSize = prometheus.NewDesc("resilience4j_bulkhead_core_thread_pool_size",
+		"The core thread pool size", []string{"name"}, nil)
+	descMaxThreadPoolSize = prometheus.NewDesc("resilience4j_bulkhead_max_thread_pool_size",
+		"The maximum thread pool size", []string{"name"}, nil)
+	descActiveThreads = prometheus.NewDesc("resilience4j_bulkhead_active_thread_count",
+		"The number of active threads", []string{"name"}, nil)
+	descAvailableThreads = prometheus.NewDesc("resilience4j_bulkhead_available_thread_count",
+		"The number of available threads", []string{"name"}, nil)
+	descQueueDepth = prometheus.NewDesc("resilience4j_bulkhead_queue_depth",
+		"The queue depth", []string{"name"}, nil)
+	descQueueCapacity = prometheus.NewDesc("resilience4j_bulkhead_queue_capacity",
+		"The queue capacity", []string{"name"}, nil)
+
+	descPoolInfo = prometheus.NewDesc("bulkhead_pool_info",
+		"1 for each pool, labelled with its kind (semaphore or workers).", []string{"name", "kind"}, nil)
+	descSemWaiting = prometheus.NewDesc("bulkhead_semaphore_waiting_calls",
+		"Calls waiting for a permit of a semaphore pool.", []string{"name"}, nil)
+	descSemWaitingCap = prometheus.NewDesc("bulkhead_semaphore_waiting_capacity",
+		"Capacity of a semaphore pool's waiting room (0: none).", []string{"name"}, nil)
 	descAdmitted = prometheus.NewDesc("bulkhead_admitted_calls_total",
 		"Calls the pool admitted.", []string{"name"}, nil)
 	descRejected = prometheus.NewDesc("bulkhead_rejected_calls_total",
@@ -42,6 +69,8 @@ var (
 		"Calls to the dependency that failed other than by timeout.", []string{"dependency"}, nil)
 	descDepBreaker = prometheus.NewDesc("bulkhead_dependency_breaker_state",
 		"1 for the breaker's current state.", []string{"dependency", "state"}, nil)
+	descDepBreakerRejected = prometheus.NewDesc("bulkhead_dependency_breaker_rejected_calls_total",
+		"Calls the dependency's breaker turned away.", []string{"dependency"}, nil)
 
 	descInFlight = prometheus.NewDesc("bulkhead_process_requests_in_flight",
 		"Inbound requests being served.", nil, nil)
@@ -65,10 +94,12 @@ type collector struct{ s *Service }
 
 func (collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{
-		descAvailable, descMaxAllowed, descQueueDepth, descQueueCapacity, descAdmitted, descRejected,
-		descWaitTotal, descWaitMax, descDepInFlight, descDepConnsOpen, descDepConnsInUse,
-		descDepConnWait, descDepCalls, descDepTimeouts, descDepErrors, descDepBreaker, descInFlight,
-		descGoroutines, descInbound, descInboundCap, descOutbound, descOutboundCap, descOutboundRejected,
+		descAvailable, descMaxAllowed, descThreadPoolSize, descCoreThreadPoolSize, descMaxThreadPoolSize,
+		descActiveThreads, descAvailableThreads, descQueueDepth, descQueueCapacity,
+		descPoolInfo, descSemWaiting, descSemWaitingCap, descAdmitted, descRejected, descWaitTotal, descWaitMax,
+		descDepInFlight, descDepConnsOpen, descDepConnsInUse, descDepConnWait, descDepCalls, descDepTimeouts,
+		descDepErrors, descDepBreaker, descDepBreakerRejected, descInFlight, descGoroutines, descInbound,
+		descInboundCap, descOutbound, descOutboundCap, descOutboundRejected,
 	} {
 		ch <- d
 	}
@@ -81,11 +112,23 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(d, t, v, labels...)
 	}
 	for _, p := range snap.Pools {
-		kind := string(p.Kind)
-		m(descAvailable, gauge, float64(p.Capacity-p.InUse), p.Name, kind)
-		m(descMaxAllowed, gauge, float64(p.Capacity), p.Name, kind)
-		m(descQueueDepth, gauge, float64(p.Waiting), p.Name)
-		m(descQueueCapacity, gauge, float64(p.QueueCapacity), p.Name)
+		if p.Kind == KindWorkers {
+			// A workers pool starts its Size workers up front and never grows: core, max and
+			// current size are all Size.
+			m(descThreadPoolSize, gauge, float64(p.Capacity), p.Name)
+			m(descCoreThreadPoolSize, gauge, float64(p.Capacity), p.Name)
+			m(descMaxThreadPoolSize, gauge, float64(p.Capacity), p.Name)
+			m(descActiveThreads, gauge, float64(p.InUse), p.Name)
+			m(descAvailableThreads, gauge, float64(p.Capacity-p.InUse), p.Name)
+			m(descQueueDepth, gauge, float64(p.Waiting), p.Name)
+			m(descQueueCapacity, gauge, float64(p.QueueCapacity), p.Name)
+		} else {
+			m(descAvailable, gauge, float64(p.Capacity-p.InUse), p.Name)
+			m(descMaxAllowed, gauge, float64(p.Capacity), p.Name)
+			m(descSemWaiting, gauge, float64(p.Waiting), p.Name)
+			m(descSemWaitingCap, gauge, float64(p.QueueCapacity), p.Name)
+		}
+		m(descPoolInfo, gauge, 1, p.Name, string(p.Kind))
 		m(descAdmitted, counter, float64(p.Admitted), p.Name)
 		for _, r := range []string{outcome.ReasonFull, outcome.ReasonQueueFull, outcome.ReasonWaitTimeout} {
 			m(descRejected, counter, float64(p.Rejected[r]), p.Name, r)
@@ -109,6 +152,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 				}
 				m(descDepBreaker, gauge, v, d.Name, st)
 			}
+			m(descDepBreakerRejected, counter, float64(d.BreakerRejected), d.Name)
 		}
 	}
 	pr := snap.Process
@@ -120,3 +164,78 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	m(descOutboundCap, gauge, float64(pr.OutboundConnsCap))
 	m(descOutboundRejected, counter, float64(pr.OutboundConnsRejected))
 }
+
+// requestBuckets are the latency histogram's upper bounds in seconds: from a fast dependency's
+// milliseconds to several client timeouts.
+var requestBuckets = []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
+
+// requestMetrics are the per-endpoint request counters and latency histograms:
+// http_server_requests_total{endpoint,code} and http_server_request_duration_seconds{endpoint}.
+type requestMetrics struct {
+	total    *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+}
+
+func newRequestMetrics() requestMetrics {
+	return requestMetrics{
+		total: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "http_server_requests_total",
+			Help: "Requests an endpoint answered, by status code.",
+		}, []string{"endpoint", "code"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "http_server_request_duration_seconds",
+			Help:    "Time from the request's arrival to its answer, by endpoint.",
+			Buckets: requestBuckets,
+		}, []string{"endpoint"}),
+	}
+}
+
+// register adds the request metrics and the standard Go and process collectors to r.
+func (rm requestMetrics) register(r *prometheus.Registry) {
+	r.MustRegister(rm.total, rm.duration,
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+}
+
+// knownCodes are the statuses an endpoint answers (see respond.go and inbound.go); their
+// counters are resolved once per endpoint so the hot path does no label lookup.
+var knownCodes = [...]int{http.StatusOK, http.StatusAccepted, http.StatusBadGateway,
+	http.StatusServiceUnavailable, http.StatusGatewayTimeout}
+
+// instrument wraps one endpoint's handler: it counts the answer by status and observes its
+// latency. The cost per request is one small allocation (the status recorder) and a few atomic
+// adds; no label lookup for the known codes.
+func (rm requestMetrics) instrument(path string, next http.Handler) http.Handler {
+	var byCode [len(knownCodes)]prometheus.Counter
+	for i, c := range knownCodes {
+		byCode[i] = rm.total.WithLabelValues(path, strconv.Itoa(c))
+	}
+	hist := rm.duration.WithLabelValues(path)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w, code: http.StatusOK}
+		next.ServeHTTP(sw, r)
+		hist.Observe(time.Since(start).Seconds())
+		for i, c := range knownCodes {
+			if c == sw.code {
+				byCode[i].Inc()
+				return
+			}
+		}
+		rm.total.WithLabelValues(path, strconv.Itoa(sw.code)).Inc()
+	})
+}
+
+// statusWriter records the status a handler writes (200 when it writes none).
+type statusWriter struct {
+	http.ResponseWriter
+	code int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.code = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

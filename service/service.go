@@ -92,15 +92,17 @@ func New(cfg Config) (*Service, error) {
 
 	s.registry = prometheus.NewRegistry()
 	s.registry.MustRegister(collector{s})
+	reqs := newRequestMetrics()
+	reqs.register(s.registry)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+DebugResourcesPath, s.serveResources)
 	mux.Handle("GET "+MetricsPath, promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{}))
 	for _, e := range cfg.Endpoints {
 		if e.Inbound != nil {
-			mux.Handle(e.Path, s.inboundEndpoint(e))
+			mux.Handle(e.Path, reqs.instrument(e.Path, s.inboundEndpoint(e)))
 			continue
 		}
-		mux.Handle(e.Path, s.endpoint(e))
+		mux.Handle(e.Path, reqs.instrument(e.Path, s.endpoint(e)))
 	}
 	s.handler = mux
 	return s, nil

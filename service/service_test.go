@@ -524,20 +524,38 @@ func TestDebugEndpoints(t *testing.T) {
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	for _, line := range []string{
-		`bulkhead_available_concurrent_calls{kind="semaphore",name="A"} 0`,
-		`bulkhead_available_concurrent_calls{kind="semaphore",name="B"} 1`,
-		`bulkhead_max_allowed_concurrent_calls{kind="semaphore",name="A"} 1`,
-		`bulkhead_queue_depth{name="A"} 0`,
-		`bulkhead_queue_capacity{name="A"} 0`,
+		// Resilience4j's names and labels, exactly.
+		`resilience4j_bulkhead_available_concurrent_calls{name="A"} 0`,
+		`resilience4j_bulkhead_available_concurrent_calls{name="B"} 1`,
+		`resilience4j_bulkhead_max_allowed_concurrent_calls{name="A"} 1`,
+		// This project's own.
+		`bulkhead_pool_info{kind="semaphore",name="A"} 1`,
+		`bulkhead_semaphore_waiting_calls{name="A"} 0`,
+		`bulkhead_semaphore_waiting_capacity{name="A"} 0`,
 		`bulkhead_rejected_calls_total{name="A",reason="full"} 1`,
 		`bulkhead_rejected_calls_total{name="A",reason="queue-full"} 0`,
 		`bulkhead_dependency_calls_in_flight{dependency="A"} 1`,
 		`bulkhead_dependency_calls_total{dependency="B"} 1`,
+		// Per-endpoint requests: the rejected /a and the /b answered (the held /a is not done).
+		`http_server_requests_total{code="503",endpoint="/a"} 1`,
+		`http_server_requests_total{code="200",endpoint="/b"} 1`,
+		`http_server_requests_total{code="200",endpoint="/a"} 0`,
+		`http_server_request_duration_seconds_count{endpoint="/a"} 1`,
+		`http_server_request_duration_seconds_count{endpoint="/b"} 1`,
 		`bulkhead_process_inbound_connections_max 16`,
 	} {
 		if !strings.Contains(string(body), line+"\n") {
 			t.Errorf("%s lacks %q", MetricsPath, line)
 		}
+	}
+	// The standard Go and process collectors; no thread-pool series for semaphore pools.
+	for _, prefix := range []string{"go_goroutines ", "go_memstats_heap_alloc_bytes ", "process_open_fds ", "process_resident_memory_bytes "} {
+		if !strings.Contains(string(body), "\n"+prefix) {
+			t.Errorf("%s lacks %q", MetricsPath, prefix)
+		}
+	}
+	if strings.Contains(string(body), "resilience4j_bulkhead_active_thread_count{") {
+		t.Errorf("%s has thread-pool series for semaphore pools", MetricsPath)
 	}
 	a.Release()
 	<-held
