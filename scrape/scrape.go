@@ -45,6 +45,7 @@ type Scraper struct {
 	timeout  time.Duration
 	client   *http.Client
 	mappings []Mapping
+	maxBody  int64 // MaxBody; smaller in tests
 }
 
 // New returns a Scraper of the metrics page at url with cfg's mappings after the built-in ones.
@@ -67,7 +68,7 @@ func New(url string, cfg Config, client *http.Client) (*Scraper, error) {
 		client = &http.Client{Transport: &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 1}}
 	}
 	return &Scraper{url: url, timeout: cfg.Timeout, client: client,
-		mappings: append(Builtin(), cfg.Resources...)}, nil
+		mappings: append(Builtin(), cfg.Resources...), maxBody: MaxBody}, nil
 }
 
 // URL returns the metrics address the scraper reads.
@@ -95,10 +96,10 @@ func (s *Scraper) Resources(ctx context.Context) ([]outcome.Resource, error) {
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 4096)) //nolint:errcheck // drained for reuse only
 		return nil, fmt.Errorf("scrape %s: status %d, want 200", s.url, resp.StatusCode)
 	}
-	body := &limited{r: resp.Body, n: MaxBody}
+	body := &limited{r: resp.Body, n: s.maxBody}
 	rs, err := Parse(body, s.mappings)
 	if body.over {
-		return nil, fmt.Errorf("scrape %s: page longer than %d bytes", s.url, MaxBody)
+		return nil, fmt.Errorf("scrape %s: page longer than %d bytes", s.url, s.maxBody)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("scrape %s: %w", s.url, err)
