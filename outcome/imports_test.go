@@ -22,6 +22,8 @@ func TestImportRules(t *testing.T) {
 		{"outcome", []string{mod}},
 		{"loadgen", []string{mod + "service", mod + "scenarios", mod + "report"}},
 		{"rundir", []string{mod + "service", mod + "scenarios", mod + "loadgen", mod + "report"}},
+		// The scrape package reads any target's metrics; it knows the contract, not the service.
+		{"scrape", []string{mod + "service", mod + "scenarios", mod + "loadgen", mod + "report", mod + "experiment"}},
 		{"report", []string{mod + "service", mod + "scenarios", mod + "loadgen", mod + "experiment",
 			"github.com/prometheus/", "github.com/sony/gobreaker", "github.com/Shopify/toxiproxy"}},
 	}
