@@ -248,3 +248,42 @@ func TestNodeBadArgs(t *testing.T) {
 		})
 	}
 }
+
+// The service's other answers, classified by the default mapping: a dependency that outlives the
+// client timeout gives 504 (timeout:dependency), one that answers 500 gives 502
+// (upstream:status-502), one that refuses gives 502 too; a stopped service is a transport error
+// (connection:refused).
+func TestNodeFailuresClassified(t *testing.T) {
+	a := newHeld(t) // never released during the test: every call to A times out
+	b := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(500) }))
+	t.Cleanup(b.Close)
+	gone := httptest.NewServer(http.NotFoundHandler())
+	goneURL := gone.URL
+	gone.Close()
+
+	svc := startNode(t, "--mode", "split", "--size", "4", "--timeout", "50", "--a", a.srv.URL, "--b", b.URL)
+	refusing := startNode(t, "--mode", "split", "--size", "4", "--a", goneURL, "--b", goneURL)
+	client := &http.Client{}
+	defer client.CloseIdleConnections()
+	for _, tt := range []struct {
+		name, url, want string
+	}{
+		{"dependency slower than the timeout", svc.url + "/a", "timeout:dependency"},
+		{"dependency answers 500", svc.url + "/b", "upstream:status-502"},
+		{"dependency refuses", refusing.url + "/a", "upstream:status-502"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := classes(t, client, tt.url, 2)
+			if want := map[string]int{tt.want: 2}; !reflect.DeepEqual(got, want) {
+				t.Errorf("classes = %v; want %v", got, want)
+			}
+		})
+	}
+	t.Run("service stopped", func(t *testing.T) {
+		refusing.stop()
+		got := classes(t, client, refusing.url+"/a", 1)
+		if want := map[string]int{"connection:refused": 1}; !reflect.DeepEqual(got, want) {
+			t.Errorf("classes = %v; want %v", got, want)
+		}
+	})
+}
