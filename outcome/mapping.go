@@ -145,8 +145,8 @@ func checkClass(class string) error {
 	return nil
 }
 
-// String describes m for a report: "defaults (503 rejected, 504 timeout, other 5xx upstream)"
-// followed by the rules m adds, in a stable order.
+// String describes m for a report: the rules m adds, in a stable order (header values, then
+// status codes), followed by "then defaults (...)"; a nil or empty m is the defaults alone.
 func (m *Mapping) String() string {
 	const defaults = "defaults (503/429 rejected, 504 timeout, other 5xx upstream, transport errors connection or timeout:client)"
 	if m == nil || (len(m.Statuses) == 0 && (m.Header == "" || len(m.Values) == 0)) {
