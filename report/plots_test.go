@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/bulkheadlab/bulkhead/faults"
 	"math"
 	"reflect"
 	"testing"
@@ -91,7 +92,7 @@ func TestWindowsWithoutFaults(t *testing.T) {
 	if got := windows(c); !reflect.DeepEqual(got, want) {
 		t.Errorf("windows %+v, want %+v", got, want)
 	}
-	c.Phases[1].Faults = []Fault{{Dependency: "A", Description: "latency 450ms on A"}}
+	c.Phases[1].Faults = []faults.Fault{faults.New("A", &faults.Latency{Latency: 450 * time.Millisecond})}
 	if got := windows(c); len(got) != 1 || got[0].Label != "latency 450ms on A" {
 		t.Errorf("with a fault: windows %+v, want the fault's phase only", got)
 	}

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"github.com/bulkheadlab/bulkhead/faults"
 	"strings"
 	"testing"
 	"time"
@@ -94,7 +95,7 @@ func TestParseErrors(t *testing.T) {
 		{"relative without a timeout", "timeout: 500ms\n", "", `t.yaml:14: phases[0].duration: cannot resolve "2x": timeout is missing or invalid`},
 
 		// Faults.
-		{"unknown fault type", "    duration: 1s\n", "    duration: 1s\n    faults:\n      - {dependency: A, type: explode}\n", `t.yaml:17: phases[0].faults[0].type: unknown fault type "explode" (known: latency, reset, timeout, http-error, down, bandwidth)`},
+		{"unknown fault type", "    duration: 1s\n", "    duration: 1s\n    faults:\n      - {dependency: A, type: explode}\n", `t.yaml:17: phases[0].faults[0].type: unknown fault type "explode" (known: ` + strings.Join(faults.Types(), ", ") + ")"},
 		{"fault on unknown dependency", "    duration: 1s\n", "    duration: 1s\n    faults:\n      - dependency: C\n        type: reset\n", `t.yaml:17: phases[0].faults[0].dependency: unknown dependency "C" (known: A, B)`},
 		{"latency fault without latency", "    duration: 1s\n", "    duration: 1s\n    faults:\n      - {dependency: A, type: latency}\n", `t.yaml:17: phases[0].faults[0].latency: a latency fault needs latency > 0`},
 		{"reset fault with latency", "    duration: 1s\n", "    duration: 1s\n    faults:\n      - {dependency: A, type: reset, latency: 1s}\n", `t.yaml:17: phases[0].faults[0].latency: only a latency fault takes latency (type is reset)`},
@@ -311,7 +312,7 @@ func TestParseRelativeAmounts(t *testing.T) {
 			var got time.Duration
 			switch tc.field {
 			case "phases[0].faults[0].latency":
-				got = s.Phases[0].Faults[0].Latency
+				got = s.Phases[0].Faults[0].Params.(*faults.Latency).Latency
 			case "phases[0].duration":
 				got = s.Phases[0].Duration
 			default:

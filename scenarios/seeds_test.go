@@ -2,6 +2,7 @@ package scenarios_test
 
 import (
 	"context"
+	"github.com/bulkheadlab/bulkhead/faults"
 	"testing"
 	"time"
 
@@ -31,8 +32,9 @@ func scaled(t *testing.T, name string, timeout time.Duration, phases map[string]
 		sc.Timeout, sc.Load.Timeout = timeout, scale(sc.Load.Timeout)
 		for i := range sc.Phases {
 			for j := range sc.Phases[i].Faults {
-				f := &sc.Phases[i].Faults[j]
-				f.Latency = scale(f.Latency)
+				if l, ok := sc.Phases[i].Faults[j].Params.(*faults.Latency); ok {
+					l.Latency = scale(l.Latency)
+				}
 			}
 		}
 	}
