@@ -1,11 +1,11 @@
 package report
 
 import (
-	"github.com/bulkheadlab/bulkhead/faults"
 	"reflect"
 	"testing"
 	"time"
 
+	"github.com/bulkheadlab/bulkhead/faults"
 	"github.com/bulkheadlab/bulkhead/outcome"
 	"github.com/bulkheadlab/bulkhead/rundir"
 )

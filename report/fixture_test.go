@@ -2,7 +2,6 @@ package report
 
 import (
 	"bufio"
-	"github.com/bulkheadlab/bulkhead/faults"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
+	"github.com/bulkheadlab/bulkhead/faults"
 	"github.com/bulkheadlab/bulkhead/outcome"
 	"github.com/bulkheadlab/bulkhead/rundir"
 )

@@ -1,12 +1,12 @@
 package report
 
 import (
-	"github.com/bulkheadlab/bulkhead/faults"
 	"math"
 	"reflect"
 	"testing"
 	"time"
 
+	"github.com/bulkheadlab/bulkhead/faults"
 	"github.com/bulkheadlab/bulkhead/report/chart"
 	"github.com/bulkheadlab/bulkhead/rundir"
 )

@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"errors"
-	"github.com/bulkheadlab/bulkhead/faults"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/bulkheadlab/bulkhead/faults"
 )
 
 func TestNames(t *testing.T) {

@@ -2,8 +2,8 @@ package scenarios_test
 
 import (
 	"fmt"
-	"github.com/bulkheadlab/bulkhead/faults"
 
+	"github.com/bulkheadlab/bulkhead/faults"
 	"github.com/bulkheadlab/bulkhead/scenarios"
 )
 

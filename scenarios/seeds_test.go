@@ -2,11 +2,11 @@ package scenarios_test
 
 import (
 	"context"
-	"github.com/bulkheadlab/bulkhead/faults"
 	"testing"
 	"time"
 
 	"github.com/bulkheadlab/bulkhead/experiment"
+	"github.com/bulkheadlab/bulkhead/faults"
 	"github.com/bulkheadlab/bulkhead/report"
 	"github.com/bulkheadlab/bulkhead/scenarios"
 )
