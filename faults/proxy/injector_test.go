@@ -307,6 +307,41 @@ func runInjectorSuite(t *testing.T, newInj func(t *testing.T) Injector) {
 		}
 	})
 
+	t.Run("an upstream reset never reaches the dependency", func(t *testing.T) {
+		f := fresh(t, 0)
+		c := newClient(t, 5*time.Second)
+		up := faults.Fault{Dependency: f.name, Type: "reset", Params: &faults.Reset{}, Direction: faults.Upstream}
+		if err := f.inj.Apply(f.ctx, f.name, up.Effect()); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := get(c, f.url); !errors.Is(err, syscall.ECONNRESET) {
+			t.Fatalf("GET = %v, want ECONNRESET", err)
+		}
+		if n := f.up.served.Load(); n != 0 {
+			t.Errorf("dependency served %d requests through an upstream reset, want 0", n)
+		}
+	})
+
+	t.Run("limit_data cuts the answer", func(t *testing.T) {
+		const size = 10 * 1024
+		f := fresh(t, size)
+		c := newClient(t, 5*time.Second)
+		f.apply(t, &faults.LimitData{Bytes: size / 2})
+		body, _, err := get(c, f.url)
+		if err == nil || len(body) >= size {
+			t.Fatalf("GET = %d bytes, %v; want a cut answer", len(body), err)
+		}
+	})
+
+	t.Run("a toxic on a share of connections is accepted", func(t *testing.T) {
+		f := fresh(t, 0)
+		half := faults.Fault{Dependency: f.name, Type: "slicer", Params: &faults.Slicer{AverageSize: 1}, Toxicity: 0.5}
+		if err := f.inj.Apply(f.ctx, f.name, half.Effect()); err != nil {
+			t.Fatal(err)
+		}
+		mustGet(t, newClient(t, 5*time.Second), f.url) // sliced to single bytes or not, the answer is whole
+	})
+
 	t.Run("the dependency's status is not the proxy's", func(t *testing.T) {
 		f := fresh(t, 0)
 		if err := f.inj.Apply(f.ctx, f.name, faults.New(f.name, &faults.HTTPError{}).Effect()); err != nil {
