@@ -3,8 +3,8 @@
 // an HTTP error status at once.
 //
 // Toxiproxy works at the TCP level and cannot produce an HTTP 500; the "http-error" fault of a
-// scenario is SetFailing on this server. Every other fault (latency, reset, timeout, down,
-// bandwidth) is injected by package faults in front of it.
+// scenario (an Effect with a Status, package faults) is SetFailing on this server. Every other
+// fault is a Toxiproxy toxic or a disabled proxy in front of it (package faults/proxy).
 //
 // A Server is built with New and is safe for concurrent use. Handler can be mounted anywhere (an
 // httptest.Server in tests); Start binds its own listener on loopback. The server's randomness

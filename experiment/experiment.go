@@ -18,6 +18,7 @@ import (
 
 	"github.com/bulkheadlab/bulkhead/dependency"
 	"github.com/bulkheadlab/bulkhead/faults"
+	"github.com/bulkheadlab/bulkhead/faults/proxy"
 	"github.com/bulkheadlab/bulkhead/loadgen"
 	"github.com/bulkheadlab/bulkhead/rundir"
 	"github.com/bulkheadlab/bulkhead/scenarios"
@@ -81,7 +82,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Result, er
 	}
 	// Check the external Toxiproxy before creating anything on disk.
 	if opts.Toxiproxy != "" {
-		inj, err := faults.NewExternal(ctx, opts.Toxiproxy)
+		inj, err := proxy.NewExternal(ctx, opts.Toxiproxy)
 		if err != nil {
 			return nil, err
 		}
@@ -169,7 +170,7 @@ func copyScenario(sc *scenarios.Scenario, dst string) error {
 // bench is everything one configuration run starts, so it can be stopped in one place.
 type bench struct {
 	deps     map[string]*dependency.Server
-	injector faults.Injector
+	injector proxy.Injector
 	proxies  map[string]string // dependency -> proxy name
 	svc      *service.Service
 	svcURL   string
@@ -200,12 +201,13 @@ func startBench(ctx context.Context, sc *scenarios.Scenario, conf scenarios.Conf
 		}
 	}()
 	if opts.Toxiproxy != "" {
-		b.injector, err = faults.NewExternal(ctx, opts.Toxiproxy)
+		x, err := proxy.NewExternal(ctx, opts.Toxiproxy)
 		if err != nil {
 			return nil, cfg, err
 		}
+		b.injector = x // only a real one: a typed nil would make b.injector != nil
 	} else {
-		b.injector = faults.NewEmbedded()
+		b.injector = proxy.NewEmbedded()
 	}
 	urls := map[string]string{}
 	for i, d := range sc.Dependencies {
@@ -358,10 +360,8 @@ func runConfiguration(ctx context.Context, sc *scenarios.Scenario, conf scenario
 	for _, p := range sc.Phases {
 		ph := rundir.Phase{Name: p.Name, Start: off, End: off + p.Duration}
 		for _, f := range p.Faults {
-			ph.Faults = append(ph.Faults, rundir.Fault{
-				Dependency: f.Dependency, Type: f.Type, Latency: f.Latency, Jitter: f.Jitter, RateKBps: f.RateKBps,
-				AppliedAt: -1, RemovedAt: -1,
-			})
+			f.AppliedAt, f.RemovedAt = -1, -1
+			ph.Faults = append(ph.Faults, f)
 		}
 		m.Phases = append(m.Phases, ph)
 		off += p.Duration
@@ -534,18 +534,14 @@ func schedule(ctx context.Context, stop <-chan struct{}, t0 time.Time, b *bench,
 	return errors.Join(errs...)
 }
 
-func applyFault(ctx context.Context, b *bench, f rundir.Fault) error {
-	if f.Type == "http-error" {
-		b.deps[f.Dependency].SetFailing(500)
-		return nil
+// applyFault installs f's effect: on the dependency's proxy, and an error status on the
+// dependency itself (clearAll undoes both).
+func applyFault(ctx context.Context, b *bench, f faults.Fault) error {
+	e := f.Effect()
+	if e.Status != 0 {
+		b.deps[f.Dependency].SetFailing(e.Status)
 	}
-	t, err := faults.ParseType(f.Type)
-	if err != nil {
-		return err
-	}
-	return b.injector.Apply(ctx, b.proxies[f.Dependency], faults.Fault{
-		Type: t, Latency: f.Latency, Jitter: f.Jitter, RateKBps: f.RateKBps,
-	})
+	return b.injector.Apply(ctx, b.proxies[f.Dependency], e)
 }
 
 // sample writes the service's resources every period until stop is closed.

@@ -1,37 +1,36 @@
-// Package faults puts Toxiproxy behind one small interface, Injector, whose calls take a context
-// and wrap their errors. Two implementations: Embedded runs Toxiproxy in-process (no HTTP API, no
-// fixed port), External drives a separate toxiproxy-server through its HTTP API.
+// Package faults defines the fault types a scenario can put in front of a dependency, one small
+// file per type behind one interface, the way Toxiproxy defines its toxics (toxics/*.go).
 //
-// A proxy listens on 127.0.0.1 on an ephemeral port in front of one dependency; the service is
-// pointed at the proxy. Apply replaces whatever fault the proxy had with one Fault; Clear removes it.
-// Every toxic goes on the downstream direction (dependency -> service) with toxicity 1.0:
+// A fault type is a struct of parameters (Params) whose yaml tags name its keys in a scenario file
+// and whose json tags name them in a run folder's manifest. Its file registers it (Register, from
+// an init function) and declares, beside the parameters, how they are checked (Check, returning
+// each problem with the key it is about) and what the fault installs (Effect), described as data:
+// a Toxiproxy toxic (type and attributes), a disabled proxy, or the dependency's own error
+// status. The registry is the one list of fault types: the scenario loader decodes a fault's keys
+// by asking it (Fields), and nothing else names the types. Adding a fault type is one file here
+// and its test.
 //
-//	latency    latency toxic: each response chunk is held Latency (± Jitter, Toxiproxy's own
-//	           unseeded source), in whole milliseconds
-//	reset      reset_peer toxic, timeout 0: the connection is closed at the first response byte
-//	timeout    timeout toxic, timeout 0: response bytes are dropped and the connection hangs until
-//	           the caller's own timeout fires
-//	down       the proxy is disabled: its listener closes (connection refused) and its live
-//	           connections are closed; Clear re-enables it on the same address
-//	bandwidth  bandwidth toxic: responses flow at RateKBps
-//	http-error not a TCP fault: the dependency server answers it (dependency.Server.SetFailing);
-//	           Apply returns ErrNotTCP
+// One struct, Fault, carries a fault from the scenario file (scenarios.Phase) to the run folder
+// (rundir.Phase, with the measured switch times) to the report. It adds what every toxic takes:
+// Toxicity (the share of connections the toxic is drawn for) and Direction (the stream it acts
+// on). This package does not talk to Toxiproxy and imports nothing outside the standard library:
+// package faults/proxy installs an Effect on an embedded or an external Toxiproxy, and the runner
+// switches the dependency's status.
 //
-// How faults meet live keep-alive connections (measured with the tests in this package, Toxiproxy
-// v2.5.0): adding a toxic affects connections that are already open at once, and removing a
-// latency toxic releases the data it holds at once. Disabling a proxy (down) closes its
-// connections. A reset_peer toxic added while a pooled connection is open closes that connection
-// with a FIN, not an RST (Toxiproxy sets SO_LINGER 0 only on connections opened while the toxic
-// exists), so the request on it reads EOF; Go's transport then retries an idempotent GET on a fresh
-// connection, which is reset with an RST. A GET client therefore sees "connection reset by peer"
-// either way, but the dependency serves that request twice. Removing a timeout toxic closes the
-// connections it was stalling (the caller reads EOF).
+// The types, each acting on the downstream stream (dependency -> service) unless the fault says
+// upstream:
 //
-// Two Toxiproxy v2.5.0 leaks this package works around or cannot: a proxy stopped while a latency
-// toxic holds data leaves that toxic's goroutine asleep for the whole latency, so Close removes
-// toxics before removing proxies. And when a timeout toxic is removed and response bytes reach
-// the proxy in the instant between the toxic's cleanup and the close of the connection, the link
-// goroutine that receives them blocks forever (Toxiproxy does not rewire the chain after that
-// cleanup). Seen in tests where the dependency answers within microseconds of Clear; a dependency
-// answering later finds the connection closed. At most a goroutine per connection open at Clear.
+//	latency     latency toxic: each chunk of data is held Latency (± Jitter), whole milliseconds
+//	bandwidth   bandwidth toxic: data flows at RateKBps
+//	slicer      slicer toxic: data is cut into chunks of about AverageSize bytes, Delay apart
+//	slow_close  slow_close toxic: the close of a connection is held Delay
+//	limit_data  limit_data toxic: the connection is closed once Bytes went through it
+//	timeout     timeout toxic: data is dropped; the connection hangs until the caller's own
+//	            timeout fires (CloseAfter 0), or is closed after CloseAfter
+//	reset       reset_peer toxic, timeout 0: the connection is reset at the first data
+//	down        not a toxic: the proxy is disabled (connection refused, live connections closed)
+//	http-error  not a toxic: the dependency answers every request with Status (default 500)
+//
+// Toxicity is drawn once per TCP connection (when it opens, or when the toxic is added), not per
+// request: through a keep-alive pool, toxicity 0.5 leaves some connections untouched for good.
 package faults

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bulkheadlab/bulkhead/faults"
 	"github.com/bulkheadlab/bulkhead/outcome"
 	"github.com/bulkheadlab/bulkhead/rundir"
 )
@@ -21,8 +22,8 @@ func samples(name string, capacity int, from, to time.Duration, inUse func(time.
 func TestExhaustedSharedPool(t *testing.T) {
 	phases := []rundir.Phase{
 		{Name: "baseline", Start: 0, End: 10 * time.Second},
-		{Name: "fault", Start: 10 * time.Second, End: 20 * time.Second, Faults: []rundir.Fault{
-			{Dependency: "A", Type: "latency", Latency: 450 * ms_, AppliedAt: 10 * time.Second, RemovedAt: 20 * time.Second}}},
+		{Name: "fault", Start: 10 * time.Second, End: 20 * time.Second, Faults: []faults.Fault{
+			{Dependency: "A", Type: "latency", Params: &faults.Latency{Latency: 450 * ms_}, AppliedAt: 10 * time.Second, RemovedAt: 20 * time.Second}}},
 	}
 	// pool:shared is at 3/10 until 11.2 s, then at 10/10 to the end (88 of the fault's 100
 	// samples); it rejects 5 calls per sample once full.
@@ -150,8 +151,8 @@ func TestAttribution(t *testing.T) {
 }
 
 func TestNoneModeSentence(t *testing.T) {
-	phases := []rundir.Phase{{Name: "fault", Start: 0, End: 10 * time.Second, Faults: []rundir.Fault{
-		{Dependency: "A", Type: "latency", Latency: 450 * ms_, AppliedAt: 0, RemovedAt: 10 * time.Second}}}}
+	phases := []rundir.Phase{{Name: "fault", Start: 0, End: 10 * time.Second, Faults: []faults.Fault{
+		{Dependency: "A", Type: "latency", Params: &faults.Latency{Latency: 450 * ms_}, AppliedAt: 0, RemovedAt: 10 * time.Second}}}}
 	tests := []struct {
 		name string
 		res  []rundir.ResourceSample

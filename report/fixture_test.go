@@ -10,6 +10,7 @@ import (
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
+	"github.com/bulkheadlab/bulkhead/faults"
 	"github.com/bulkheadlab/bulkhead/outcome"
 	"github.com/bulkheadlab/bulkhead/rundir"
 )
@@ -199,12 +200,12 @@ func resultHeaders(r req) http.Header {
 // latency on A under which /a needs more slots than its split pool has.
 var hypPhases = []rundir.Phase{
 	{Name: "baseline", Start: 0, End: 10 * time.Second},
-	{Name: "slow-a", Start: 10 * time.Second, End: 20 * time.Second, Faults: []rundir.Fault{
-		{Dependency: "A", Type: "latency", Latency: 450 * time.Millisecond, AppliedAt: 10 * time.Second, RemovedAt: 20 * time.Second}}},
-	{Name: "errors-a", Start: 20 * time.Second, End: 30 * time.Second, Faults: []rundir.Fault{
-		{Dependency: "A", Type: "reset", AppliedAt: 20 * time.Second, RemovedAt: 30 * time.Second}}},
-	{Name: "mild-a", Start: 30 * time.Second, End: 40 * time.Second, Faults: []rundir.Fault{
-		{Dependency: "A", Type: "latency", Latency: 300 * time.Millisecond, AppliedAt: 30 * time.Second, RemovedAt: 40 * time.Second}}},
+	{Name: "slow-a", Start: 10 * time.Second, End: 20 * time.Second, Faults: []faults.Fault{
+		{Dependency: "A", Type: "latency", Params: &faults.Latency{Latency: 450 * time.Millisecond}, AppliedAt: 10 * time.Second, RemovedAt: 20 * time.Second}}},
+	{Name: "errors-a", Start: 20 * time.Second, End: 30 * time.Second, Faults: []faults.Fault{
+		{Dependency: "A", Type: "reset", Params: &faults.Reset{}, AppliedAt: 20 * time.Second, RemovedAt: 30 * time.Second}}},
+	{Name: "mild-a", Start: 30 * time.Second, End: 40 * time.Second, Faults: []faults.Fault{
+		{Dependency: "A", Type: "latency", Params: &faults.Latency{Latency: 300 * time.Millisecond}, AppliedAt: 30 * time.Second, RemovedAt: 40 * time.Second}}},
 }
 
 const ms_ = time.Millisecond

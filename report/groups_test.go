@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bulkheadlab/bulkhead/faults"
 	"github.com/bulkheadlab/bulkhead/outcome"
 	"github.com/bulkheadlab/bulkhead/rundir"
 )
@@ -62,8 +63,8 @@ func writeHub(t *testing.T, dir string, n int, lagging ...string) string {
 	t.Helper()
 	phases := []rundir.Phase{
 		{Name: "baseline", Start: 0, End: 2 * time.Second},
-		{Name: "slow", Start: 2 * time.Second, End: 4 * time.Second, Faults: []rundir.Fault{
-			{Dependency: "slow", Type: "latency", Latency: 450 * ms_, AppliedAt: 2 * time.Second, RemovedAt: 4 * time.Second}}},
+		{Name: "slow", Start: 2 * time.Second, End: 4 * time.Second, Faults: []faults.Fault{
+			{Dependency: "slow", Type: "latency", Params: &faults.Latency{Latency: 450 * ms_}, AppliedAt: 2 * time.Second, RemovedAt: 4 * time.Second}}},
 	}
 	svc := outcome.Topology{Mode: outcome.ModeSplit, ClientTimeout: 500 * ms_}
 	paths := []string{"/p/slow"}

@@ -205,9 +205,7 @@ func loadConfiguration(runDir, name string, bucket time.Duration) (*Configuratio
 		ph := Phase{Name: p.Name, StartS: p.Start.Seconds(), EndS: p.End.Seconds(), Endpoints: map[string]*Stats{},
 			start: p.Start, end: p.End, faultStart: p.Start}
 		for i, f := range p.Faults {
-			ph.Faults = append(ph.Faults, Fault{Dependency: f.Dependency, Type: f.Type, LatencyMS: ms(int64(f.Latency)),
-				JitterMS: ms(int64(f.Jitter)), RateKBps: f.RateKBps, AppliedAtS: f.AppliedAt.Seconds(),
-				RemovedAtS: f.RemovedAt.Seconds(), Description: describeFault(f)})
+			ph.Faults = append(ph.Faults, f)
 			if i == 0 && f.AppliedAt > p.Start && f.AppliedAt < p.End {
 				ph.faultStart = f.AppliedAt
 			}
@@ -305,23 +303,6 @@ func loadConfiguration(runDir, name string, bucket time.Duration) (*Configuratio
 	grp.finish(c, tab.outs, nb, bucket, &s)
 	attr.finish()
 	return c, nil
-}
-
-// describeFault writes a fault with its resolved amounts ("latency 450ms on A").
-func describeFault(f rundir.Fault) string {
-	var b strings.Builder
-	b.WriteString(f.Type)
-	switch {
-	case f.Latency > 0 && f.Jitter > 0:
-		fmt.Fprintf(&b, " %v±%v", f.Latency, f.Jitter)
-	case f.Latency > 0:
-		fmt.Fprintf(&b, " %v", f.Latency)
-	}
-	if f.RateKBps > 0 {
-		fmt.Fprintf(&b, " %d KB/s", f.RateKBps)
-	}
-	fmt.Fprintf(&b, " on %s", f.Dependency)
-	return b.String()
 }
 
 // missingConfiguration returns why configuration name of the run in runDir has no data to

@@ -100,7 +100,7 @@ func (s *Summary) markdown(jobs []plotJob) string {
 		for _, ph := range c.Phases {
 			var d []string
 			for _, f := range ph.Faults {
-				d = append(d, f.Description)
+				d = append(d, f.String())
 			}
 			if len(d) == 0 {
 				d = []string{"none"}

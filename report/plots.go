@@ -50,7 +50,7 @@ func windows(c *Configuration) []chart.Window {
 		}
 		var d []string
 		for _, f := range ph.Faults {
-			d = append(d, f.Description)
+			d = append(d, f.String())
 		}
 		ws = append(ws, chart.Window{Start: ph.StartS, End: ph.EndS, Label: strings.Join(d, ", ")})
 	}

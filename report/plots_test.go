@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bulkheadlab/bulkhead/faults"
 	"github.com/bulkheadlab/bulkhead/report/chart"
 	"github.com/bulkheadlab/bulkhead/rundir"
 )
@@ -91,7 +92,7 @@ func TestWindowsWithoutFaults(t *testing.T) {
 	if got := windows(c); !reflect.DeepEqual(got, want) {
 		t.Errorf("windows %+v, want %+v", got, want)
 	}
-	c.Phases[1].Faults = []Fault{{Dependency: "A", Description: "latency 450ms on A"}}
+	c.Phases[1].Faults = []faults.Fault{faults.New("A", &faults.Latency{Latency: 450 * time.Millisecond})}
 	if got := windows(c); len(got) != 1 || got[0].Label != "latency 450ms on A" {
 		t.Errorf("with a fault: windows %+v, want the fault's phase only", got)
 	}

@@ -90,7 +90,8 @@ func findRoles(cfgs []Configuration, th Thresholds) Roles {
 			r.Baseline = ph.Name
 		}
 		for _, f := range ph.Faults {
-			severe := f.Type == "timeout" || (f.Type == "latency" && f.LatencyMS >= th.LatencyFaultMin*ref.ClientTimeoutMS)
+			sy := f.Symptom()
+			severe := sy.Hang || (sy.Delay > 0 && ms(int64(sy.Delay)) >= th.LatencyFaultMin*ref.ClientTimeoutMS)
 			if severe && r.LatencyPhase == "" {
 				r.LatencyPhase, r.FaultDependency = ph.Name, f.Dependency
 			}
@@ -98,7 +99,7 @@ func findRoles(cfgs []Configuration, th Thresholds) Roles {
 	}
 	for _, ph := range ref.Phases {
 		for _, f := range ph.Faults {
-			fast := f.Type == "reset" || f.Type == "down" || f.Type == "http-error"
+			fast := f.Symptom().FastError
 			if fast && r.ErrorPhase == "" && (r.FaultDependency == "" || f.Dependency == r.FaultDependency) {
 				r.ErrorPhase = ph.Name
 				if r.FaultDependency == "" {

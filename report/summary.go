@@ -3,6 +3,7 @@ package report
 import (
 	"time"
 
+	"github.com/bulkheadlab/bulkhead/faults"
 	"github.com/bulkheadlab/bulkhead/rundir"
 )
 
@@ -110,9 +111,11 @@ type Phase struct {
 	EndS   float64 `json:"end_s"`
 	// Reached is false for a phase an interrupted run never got to (its statistics are empty
 	// and its Sentence says so); CutShort is true for the phase the interruption fell in.
-	Reached  bool    `json:"reached"`
-	CutShort bool    `json:"cut_short,omitempty"`
-	Faults   []Fault `json:"faults,omitempty"`
+	Reached  bool `json:"reached"`
+	CutShort bool `json:"cut_short,omitempty"`
+	// Faults are the manifest's faults: amounts resolved, measured switch offsets, and a
+	// description (faults.Fault's JSON).
+	Faults []faults.Fault `json:"faults,omitempty"`
 	// Endpoints maps each endpoint path to the statistics of the requests sent in the phase.
 	Endpoints map[string]*Stats `json:"endpoints"`
 	// Exhausted lists every bounded resource (capacity > 0) seen in the phase, saturated first.
@@ -124,18 +127,6 @@ type Phase struct {
 	Sentence string `json:"sentence"`
 
 	start, end, faultStart time.Duration
-}
-
-// Fault is one fault applied during a phase, amounts resolved.
-type Fault struct {
-	Dependency  string  `json:"dependency"`
-	Type        string  `json:"type"`
-	LatencyMS   float64 `json:"latency_ms,omitempty"`
-	JitterMS    float64 `json:"jitter_ms,omitempty"`
-	RateKBps    int     `json:"rate_kbps,omitempty"`
-	AppliedAtS  float64 `json:"applied_at_s"`
-	RemovedAtS  float64 `json:"removed_at_s"`
-	Description string  `json:"description"`
 }
 
 // Latency is a latency distribution summary in milliseconds (zero when Count is 0).

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/bulkheadlab/bulkhead/faults"
 	"github.com/bulkheadlab/bulkhead/outcome"
 )
 
@@ -76,22 +77,12 @@ type Versions struct {
 
 // Phase is one span of the time line, offsets from the attack start.
 type Phase struct {
-	Name   string        `json:"name"`
-	Start  time.Duration `json:"start_ns"`
-	End    time.Duration `json:"end_ns"`
-	Faults []Fault       `json:"faults,omitempty"`
-}
-
-// Fault is one fault applied during a phase, with its amounts resolved.
-type Fault struct {
-	Dependency string        `json:"dependency"`
-	Type       string        `json:"type"` // latency | reset | timeout | http-error | down | bandwidth
-	Latency    time.Duration `json:"latency_ns,omitempty"`
-	Jitter     time.Duration `json:"jitter_ns,omitempty"`
-	RateKBps   int           `json:"rate_kbps,omitempty"`
-	// AppliedAt and RemovedAt are the measured offsets at which the fault actually switched.
-	AppliedAt time.Duration `json:"applied_at_ns"`
-	RemovedAt time.Duration `json:"removed_at_ns"`
+	Name  string        `json:"name"`
+	Start time.Duration `json:"start_ns"`
+	End   time.Duration `json:"end_ns"`
+	// Faults are the phase's faults, amounts resolved, with the measured offsets at which each
+	// switched (Fault.AppliedAt, RemovedAt).
+	Faults []faults.Fault `json:"faults,omitempty"`
 }
 
 // Endpoint is one endpoint's attack and the load generator's check of itself.

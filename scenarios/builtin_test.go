@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/bulkheadlab/bulkhead/faults"
 )
 
 func TestNames(t *testing.T) {
@@ -71,8 +73,8 @@ func TestHypothesisNumbers(t *testing.T) {
 		{"rate /b", s.Endpoints[1].Rate, 50.0},
 		{"arrivals", s.Load.Arrivals, "constant"},
 		{"load timeout", s.Load.Timeout, 2 * time.Second},
-		{"busy latency (0.3x)", s.Phases[1].Faults[0].Latency, 150 * time.Millisecond},
-		{"latency fault (0.9x)", s.Phases[3].Faults[0].Latency, 450 * time.Millisecond},
+		{"busy latency (0.3x)", s.Phases[1].Faults[0].Params.(*faults.Latency).Latency, 150 * time.Millisecond},
+		{"latency fault (0.9x)", s.Phases[3].Faults[0].Params.(*faults.Latency).Latency, 450 * time.Millisecond},
 		{"latency fault recorded", s.Resolved["phases[3].faults[0].latency"], "0.9x timeout = 450ms (timeout 500ms)"},
 		{"errors fault", s.Phases[5].Faults[0].Type, "reset"},
 		{"shared", s.Configurations[0].Pools[0].String(), `workers "shared" size 10 queue 20 max_wait 500ms deps [A B]`},
@@ -87,7 +89,7 @@ func TestHypothesisNumbers(t *testing.T) {
 		})
 	}
 	// Little's law in the latency phase: /a needs more slots than the whole shared pool.
-	a := s.Endpoints[0].Rate * (s.Phases[3].Faults[0].Latency + s.Dependencies[0].Latency).Seconds()
+	a := s.Endpoints[0].Rate * (s.Phases[3].Faults[0].Params.(*faults.Latency).Latency + s.Dependencies[0].Latency).Seconds()
 	if p := float64(s.Configurations[0].Pools[0].Size); a <= p {
 		t.Errorf("latency phase demand on A = %.2f slots, want > P = %v", a, p)
 	}

@@ -27,19 +27,6 @@ const (
 	ArrivalsPoisson  = "poisson"
 )
 
-// Fault types.
-const (
-	FaultLatency   = "latency"    // added delay (latency, jitter)
-	FaultReset     = "reset"      // connection reset at the first byte: a fast error
-	FaultTimeout   = "timeout"    // the connection hangs: no answer at all
-	FaultHTTPError = "http-error" // the dependency answers 500
-	FaultDown      = "down"       // connection refused
-	FaultBandwidth = "bandwidth"  // throughput capped at rate_kbps
-)
-
-// FaultTypes lists every fault type, in the order the docs give them.
-var FaultTypes = []string{FaultLatency, FaultReset, FaultTimeout, FaultHTTPError, FaultDown, FaultBandwidth}
-
 // defaultPools is what `pools: default` expands to: service.DefaultPools (one workers pool of
 // size P, queue 2P, max_wait = timeout for shared; a semaphore of P/2 per dependency, no queue,
 // for split) in the scenario's terms.

@@ -42,8 +42,10 @@
 //
 // Every duration except timeout itself may be written relative to the client timeout
 // ("0.9x timeout" or "0.9x"); Load resolves it and records the text and the value in
-// Scenario.Resolved under the field path. Fault types are latency (latency, jitter), reset,
-// timeout, http-error, down and bandwidth (rate_kbps).
+// Scenario.Resolved under the field path. Fault types, their keys and what each installs are
+// defined in package faults, one file per type; the loader decodes a fault's keys by asking its
+// registry. Every toxic-made fault also takes toxicity (the share of connections, drawn per
+// connection) and direction (downstream, the default, or upstream).
 //
 // Loading is strict and reports every problem, not only the first, each as a *FieldError:
 //

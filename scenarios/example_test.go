@@ -3,6 +3,7 @@ package scenarios_test
 import (
 	"fmt"
 
+	"github.com/bulkheadlab/bulkhead/faults"
 	"github.com/bulkheadlab/bulkhead/scenarios"
 )
 
@@ -33,7 +34,7 @@ func ExampleOpen() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(s.Path, s.Duration(), s.Phases[3].Faults[0].Latency)
+	fmt.Println(s.Path, s.Duration(), s.Phases[3].Faults[0].Params.(*faults.Latency).Latency)
 	fmt.Println(s.Resolved["phases[3].faults[0].latency"])
 	// Output:
 	// builtin:hypothesis 1m5s 450ms

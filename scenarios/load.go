@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/bulkheadlab/bulkhead/claim"
+	"github.com/bulkheadlab/bulkhead/faults"
 	"github.com/bulkheadlab/bulkhead/loadgen"
 )
 
@@ -126,6 +128,9 @@ type field struct {
 	name     string
 	required bool
 	decode   func(n *yaml.Node, path string)
+	// hidden leaves the key out of the "known:" list of an unknown-field error (a fault key of
+	// another fault type, which decode reports itself).
+	hidden bool
 }
 
 func join(path, name string) string {
@@ -226,9 +231,11 @@ func (d *decoder) mapping(n *yaml.Node, path string, fields []field) bool {
 }
 
 func fieldNames(fields []field) string {
-	names := make([]string, len(fields))
-	for i, f := range fields {
-		names[i] = f.name
+	var names []string
+	for _, f := range fields {
+		if !f.hidden {
+			names = append(names, f.name)
+		}
 	}
 	return strings.Join(names, ", ")
 }
@@ -591,19 +598,93 @@ func (d *decoder) phase(n *yaml.Node, path string, p *Phase) {
 		{name: "name", required: true, decode: d.str(&p.Name)},
 		{name: "duration", required: true, decode: d.duration(&p.Duration, true)},
 		{name: "faults", decode: func(n *yaml.Node, path string) {
-			p.Faults = make([]Fault, lenOf(n))
+			p.Faults = make([]faults.Fault, lenOf(n))
 			d.sequence(n, path, func(i int, n *yaml.Node, fp string) { d.fault(n, fp, &p.Faults[i]) })
 		}},
 		{name: "rates", decode: func(n *yaml.Node, path string) { d.phaseRates(n, path, p) }},
 	})
 }
 
-func (d *decoder) fault(n *yaml.Node, path string, f *Fault) {
-	d.mapping(n, path, []field{
+// fault decodes one fault: the keys every fault has, then the keys its type declares, asked of
+// the faults registry (a new fault type needs no change here). A key that only other types take is
+// reported as such; an unknown type is reported by Validate.
+func (d *decoder) fault(n *yaml.Node, path string, f *faults.Fault) {
+	fields := []field{
 		{name: "dependency", required: true, decode: d.str(&f.Dependency)},
 		{name: "type", required: true, decode: d.str(&f.Type)},
-		{name: "latency", decode: d.duration(&f.Latency, true)},
-		{name: "jitter", decode: d.duration(&f.Jitter, true)},
-		{name: "rate_kbps", decode: d.intField(&f.RateKBps)},
-	})
+		{name: "toxicity", decode: func(n *yaml.Node, path string) {
+			before := len(d.list)
+			d.floatField(&f.Toxicity)(n, path)
+			if len(d.list) == before && f.Toxicity == 0 {
+				// Written explicitly: 0 would silently mean every connection, so say so.
+				d.add(path, "must be more than 0 and at most 1 (omit it for every connection), got 0")
+			}
+		}},
+		{name: "direction", decode: func(n *yaml.Node, path string) {
+			var s string
+			d.str(&s)(n, path)
+			f.Direction = faults.Direction(s)
+		}},
+	}
+	typ := mappingValue(n, "type")
+	p, known := faults.NewParams(typ)
+	if known {
+		f.Params = p
+		for _, pf := range faults.Fields(p) {
+			fields = append(fields, field{name: pf.Key, decode: d.param(pf.Ptr)})
+		}
+	}
+	for _, other := range faults.Types() {
+		op, _ := faults.NewParams(other)
+		for _, pf := range faults.Fields(op) {
+			if slices.ContainsFunc(fields, func(x field) bool { return x.name == pf.Key }) {
+				continue
+			}
+			key := pf.Key
+			fields = append(fields, field{name: key, hidden: true, decode: func(n *yaml.Node, path string) {
+				if !known {
+					return // with an unknown type, its error is enough
+				}
+				if takers := faults.TypesTaking(key); len(takers) == 1 {
+					d.add(path, "only a %s fault takes %s (type is %s)", takers[0], key, typ)
+				} else {
+					d.add(path, "only %s faults take %s (type is %s)", strings.Join(takers, " and "), key, typ)
+				}
+			}})
+		}
+	}
+	d.mapping(n, path, fields)
+}
+
+// param decodes one fault parameter by its Go type (faults.Fields lists the kinds there are).
+// Durations may be written relative to the timeout.
+func (d *decoder) param(ptr any) func(*yaml.Node, string) {
+	switch p := ptr.(type) {
+	case *time.Duration:
+		return d.duration(p, true)
+	case *int:
+		return d.intField(p)
+	case *int64:
+		return d.int64Field(p)
+	case *float64:
+		return d.floatField(p)
+	case *string:
+		return d.str(p)
+	}
+	panic(fmt.Sprintf("scenarios: fault parameter of type %T", ptr)) // faults.Register refuses these
+}
+
+// mappingValue returns the scalar value of key in the mapping n, or "" when n is not a mapping or
+// key is absent or not a scalar.
+func mappingValue(n *yaml.Node, key string) string {
+	n = deref(n)
+	if n == nil || n.Kind != yaml.MappingNode {
+		return ""
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k, v := deref(n.Content[i]), deref(n.Content[i+1]); k.Kind == yaml.ScalarNode && k.Value == key && v != nil && v.Kind == yaml.ScalarNode {
+			return v.Value
+		}
+	}
+	return ""
 }

@@ -2,9 +2,12 @@ package scenarios
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bulkheadlab/bulkhead/faults"
 )
 
 // base is a minimal valid scenario; the line numbers in the tables below refer to it.
@@ -94,12 +97,21 @@ func TestParseErrors(t *testing.T) {
 		{"relative without a timeout", "timeout: 500ms\n", "", `t.yaml:14: phases[0].duration: cannot resolve "2x": timeout is missing or invalid`},
 
 		// Faults.
-		{"unknown fault type", "    duration: 1s\n", "    duration: 1s\n    faults:\n      - {dependency: A, type: explode}\n", `t.yaml:17: phases[0].faults[0].type: unknown fault type "explode" (known: latency, reset, timeout, http-error, down, bandwidth)`},
+		{"unknown fault type", "    duration: 1s\n", "    duration: 1s\n    faults:\n      - {dependency: A, type: explode}\n", `t.yaml:17: phases[0].faults[0].type: unknown fault type "explode" (known: ` + strings.Join(faults.Types(), ", ") + ")"},
 		{"fault on unknown dependency", "    duration: 1s\n", "    duration: 1s\n    faults:\n      - dependency: C\n        type: reset\n", `t.yaml:17: phases[0].faults[0].dependency: unknown dependency "C" (known: A, B)`},
 		{"latency fault without latency", "    duration: 1s\n", "    duration: 1s\n    faults:\n      - {dependency: A, type: latency}\n", `t.yaml:17: phases[0].faults[0].latency: a latency fault needs latency > 0`},
 		{"reset fault with latency", "    duration: 1s\n", "    duration: 1s\n    faults:\n      - {dependency: A, type: reset, latency: 1s}\n", `t.yaml:17: phases[0].faults[0].latency: only a latency fault takes latency (type is reset)`},
 		{"bandwidth fault without rate", "    duration: 1s\n", "    duration: 1s\n    faults:\n      - {dependency: A, type: bandwidth}\n", `phases[0].faults[0].rate_kbps: a bandwidth fault needs rate_kbps > 0`},
 		{"same fault twice in a phase", "    duration: 1s\n", "    duration: 1s\n    faults:\n      - {dependency: A, type: reset}\n      - {dependency: A, type: reset}\n", `t.yaml:18: phases[0].faults[1]: a second reset fault on "A" in the same phase`},
+		{"unknown key of a fault", "    duration: 1s\n", "    duration: 1s\n    faults:\n      - {dependency: A, type: latency, latncy: 1s}\n", `t.yaml:17: phases[0].faults[0].latncy: unknown field "latncy" (known: dependency, type, toxicity, direction, latency, jitter)`},
+		{"key of two other types", "    duration: 1s\n", "    duration: 1s\n    faults:\n      - {dependency: A, type: latency, latency: 1s, delay: 1s}\n", `t.yaml:17: phases[0].faults[0].delay: only slicer and slow_close faults take delay (type is latency)`},
+		{"toxicity written 0", "    duration: 1s\n", "    duration: 1s\n    faults:\n      - {dependency: A, type: reset, toxicity: 0}\n", `t.yaml:17: phases[0].faults[0].toxicity: must be more than 0 and at most 1 (omit it for every connection)`},
+		{"toxicity above 1", "    duration: 1s\n", "    duration: 1s\n    faults:\n      - {dependency: A, type: reset, toxicity: 1.5}\n", `t.yaml:17: phases[0].faults[0].toxicity: must be more than 0 and at most 1 (the share of connections), got 1.5`},
+		{"toxicity not a number", "    duration: 1s\n", "    duration: 1s\n    faults:\n      - {dependency: A, type: reset, toxicity: half}\n", `t.yaml:17: phases[0].faults[0].toxicity: expected a number, got "half"`},
+		{"toxicity on a fault that is no toxic", "    duration: 1s\n", "    duration: 1s\n    faults:\n      - {dependency: A, type: down, toxicity: 0.5}\n", `t.yaml:17: phases[0].faults[0].toxicity: only a fault made by a Toxiproxy toxic takes toxicity (down is not one)`},
+		{"unknown direction", "    duration: 1s\n", "    duration: 1s\n    faults:\n      - dependency: A\n        type: reset\n        direction: both\n", `t.yaml:19: phases[0].faults[0].direction: unknown direction "both" (known: downstream, upstream)`},
+		{"slicer without a size", "    duration: 1s\n", "    duration: 1s\n    faults:\n      - {dependency: A, type: slicer, delay: 1ms}\n", `t.yaml:17: phases[0].faults[0].average_size: a slicer fault needs average_size > 0`},
+		{"same fault twice in one direction", "    duration: 1s\n", "    duration: 1s\n    faults:\n      - {dependency: A, type: reset}\n      - {dependency: A, type: reset, direction: downstream}\n", `t.yaml:18: phases[0].faults[1]: a second reset fault on "A" in the same phase`},
 
 		// Names and references.
 		{"endpoint calls unknown dependency", "calls: [B]", "calls: [C]", `t.yaml:8: endpoints[1].calls[0]: unknown dependency "C" (known: A, B)`},
@@ -281,6 +293,49 @@ func TestParseEndpointRate(t *testing.T) {
 	}
 }
 
+// A fault's keys come from its type's definition in package faults: every type decodes, with
+// relative amounts resolved and toxicity and direction kept, and nothing in the loader names them.
+func TestParseFaultTypes(t *testing.T) {
+	tests := []struct {
+		yaml string
+		want faults.Fault
+	}{
+		{"{dependency: A, type: latency, latency: 0.9x timeout, jitter: 10ms}",
+			faults.New("A", &faults.Latency{Latency: 450 * time.Millisecond, Jitter: 10 * time.Millisecond})},
+		{"{dependency: A, type: reset}", faults.New("A", &faults.Reset{})},
+		{"{dependency: A, type: timeout}", faults.New("A", &faults.Timeout{})},
+		{"{dependency: A, type: timeout, close_after: 0.5x}", faults.New("A", &faults.Timeout{CloseAfter: 250 * time.Millisecond})},
+		{"{dependency: A, type: http-error}", faults.New("A", &faults.HTTPError{})},
+		{"{dependency: A, type: http-error, status: 503}", faults.New("A", &faults.HTTPError{Status: 503})},
+		{"{dependency: A, type: down}", faults.New("A", &faults.Down{})},
+		{"{dependency: A, type: bandwidth, rate_kbps: 64}", faults.New("A", &faults.Bandwidth{RateKBps: 64})},
+		{"{dependency: A, type: slicer, average_size: 64, size_variation: 16, delay: 0.002x}",
+			faults.New("A", &faults.Slicer{AverageSize: 64, SizeVariation: 16, Delay: time.Millisecond})},
+		{"{dependency: A, type: slow_close, delay: 2x timeout}", faults.New("A", &faults.SlowClose{Delay: time.Second})},
+		{"{dependency: A, type: limit_data, bytes: 1000}", faults.New("A", &faults.LimitData{Bytes: 1000})},
+		{"{dependency: A, type: reset, toxicity: 0.25, direction: upstream}",
+			faults.Fault{Dependency: "A", Type: "reset", Params: &faults.Reset{}, Toxicity: 0.25, Direction: faults.Upstream}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.yaml, func(t *testing.T) {
+			s, err := Parse("t.yaml", []byte(edit(t, "    duration: 1s\n", "    duration: 1s\n    faults:\n      - "+tt.yaml+"\n")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := s.Phases[0].Faults[0]; !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %+v (%v), want %+v (%v)", got, got.Params, tt.want, tt.want.Params)
+			}
+		})
+	}
+	t.Run("two directions of one type add up", func(t *testing.T) {
+		_, err := Parse("t.yaml", []byte(edit(t, "    duration: 1s\n", "    duration: 1s\n    faults:\n"+
+			"      - {dependency: A, type: latency, latency: 10ms}\n      - {dependency: A, type: latency, latency: 10ms, direction: upstream}\n")))
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
 func TestParseRelativeAmounts(t *testing.T) {
 	tests := []struct {
 		name, field, text string
@@ -311,7 +366,7 @@ func TestParseRelativeAmounts(t *testing.T) {
 			var got time.Duration
 			switch tc.field {
 			case "phases[0].faults[0].latency":
-				got = s.Phases[0].Faults[0].Latency
+				got = s.Phases[0].Faults[0].Params.(*faults.Latency).Latency
 			case "phases[0].duration":
 				got = s.Phases[0].Duration
 			default:

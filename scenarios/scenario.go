@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/bulkheadlab/bulkhead/claim"
+	"github.com/bulkheadlab/bulkhead/faults"
 )
 
 // Scenario is one experiment, as loaded from a YAML file and validated. Amounts written relative
@@ -137,22 +138,12 @@ type LoadSpec struct {
 type Phase struct {
 	Name     string        `yaml:"name"`
 	Duration time.Duration `yaml:"duration"`
-	Faults   []Fault       `yaml:"faults,omitempty"`
+	// Faults are the faults applied during the phase (see package faults for the types, their
+	// keys and what each installs). Amounts written relative to the timeout are resolved.
+	Faults []faults.Fault `yaml:"faults,omitempty"`
 	// Rates overrides endpoints' rates (requests per second, by path) during this phase, e.g. a
 	// webhook burst at several times the normal rate; 0 silences an endpoint for the phase.
 	Rates map[string]float64 `yaml:"rates,omitempty"`
-}
-
-// Fault is one fault in front of one dependency.
-type Fault struct {
-	Dependency string `yaml:"dependency"`
-	// Type is latency | reset | timeout | http-error | down | bandwidth (see FaultTypes).
-	Type string `yaml:"type"`
-	// Latency is the added delay of a latency fault (may be written "0.9x timeout"); Jitter adds
-	// up to that much more. Both only for type latency.
-	Latency  time.Duration `yaml:"latency,omitempty"`
-	Jitter   time.Duration `yaml:"jitter,omitempty"`
-	RateKBps int           `yaml:"rate_kbps,omitempty"` // bandwidth: KB/s, > 0
 }
 
 // Limits are optional service-wide caps. 0 means no cap.

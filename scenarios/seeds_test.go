@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/bulkheadlab/bulkhead/experiment"
+	"github.com/bulkheadlab/bulkhead/faults"
 	"github.com/bulkheadlab/bulkhead/report"
 	"github.com/bulkheadlab/bulkhead/scenarios"
 )
@@ -31,8 +32,9 @@ func scaled(t *testing.T, name string, timeout time.Duration, phases map[string]
 		sc.Timeout, sc.Load.Timeout = timeout, scale(sc.Load.Timeout)
 		for i := range sc.Phases {
 			for j := range sc.Phases[i].Faults {
-				f := &sc.Phases[i].Faults[j]
-				f.Latency = scale(f.Latency)
+				if l, ok := sc.Phases[i].Faults[j].Params.(*faults.Latency); ok {
+					l.Latency = scale(l.Latency)
+				}
 			}
 		}
 	}

@@ -3,9 +3,9 @@ package scenarios
 import (
 	"math"
 	"regexp"
-	"slices"
 	"strings"
 
+	"github.com/bulkheadlab/bulkhead/faults"
 	"github.com/bulkheadlab/bulkhead/service"
 )
 
@@ -147,18 +147,25 @@ func (s *Scenario) validate() *problems {
 		if ph.Duration <= 0 {
 			p.add(join(path, "duration"), "must be > 0, got %v", ph.Duration)
 		}
-		type key struct{ dep, typ string }
+		// Faults on one dependency add up; two of the same type and stream would be one toxic.
+		type key struct {
+			dep, typ string
+			dir      faults.Direction
+		}
 		seen := map[key]bool{}
 		for j, f := range ph.Faults {
 			fp := index(join(path, "faults"), j)
 			if !known[f.Dependency] {
 				p.add(join(fp, "dependency"), "unknown dependency %q (known: %s)", f.Dependency, knownList)
 			}
-			if seen[key{f.Dependency, f.Type}] {
+			k := key{f.Dependency, f.Type, faults.Direction(f.Direction.String())}
+			if seen[k] {
 				p.add(fp, "a second %s fault on %q in the same phase", f.Type, f.Dependency)
 			}
-			seen[key{f.Dependency, f.Type}] = true
-			checkFault(p, fp, f)
+			seen[k] = true
+			for _, pr := range f.Check() {
+				p.add(join(fp, pr.Field), "%s", pr.Reason)
+			}
 		}
 	}
 	s.checkInbound(p)
@@ -197,35 +204,6 @@ func (s *Scenario) knownList() string {
 		return "none declared"
 	}
 	return strings.Join(names, ", ")
-}
-
-func checkFault(p *problems, path string, f Fault) {
-	if !slices.Contains(FaultTypes, f.Type) {
-		p.add(join(path, "type"), "unknown fault type %q (known: %s)", f.Type, strings.Join(FaultTypes, ", "))
-		return
-	}
-	if f.Type == FaultLatency {
-		if f.Latency <= 0 {
-			p.add(join(path, "latency"), "a latency fault needs latency > 0, got %v", f.Latency)
-		}
-		if f.Jitter < 0 {
-			p.add(join(path, "jitter"), "must be >= 0, got %v", f.Jitter)
-		}
-	} else {
-		if f.Latency != 0 {
-			p.add(join(path, "latency"), "only a latency fault takes latency (type is %s)", f.Type)
-		}
-		if f.Jitter != 0 {
-			p.add(join(path, "jitter"), "only a latency fault takes jitter (type is %s)", f.Type)
-		}
-	}
-	if f.Type == FaultBandwidth {
-		if f.RateKBps <= 0 {
-			p.add(join(path, "rate_kbps"), "a bandwidth fault needs rate_kbps > 0, got %d", f.RateKBps)
-		}
-	} else if f.RateKBps != 0 {
-		p.add(join(path, "rate_kbps"), "only a bandwidth fault takes rate_kbps (type is %s)", f.Type)
-	}
 }
 
 // checkConfiguration checks one pool layout: each pool sound, every dependency in exactly one

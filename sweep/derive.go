@@ -11,6 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/bulkheadlab/bulkhead/faults"
 	"github.com/bulkheadlab/bulkhead/rundir"
 	"github.com/bulkheadlab/bulkhead/scenarios"
 	"github.com/bulkheadlab/bulkhead/service"
@@ -58,8 +59,8 @@ func FindRoles(base *scenarios.Scenario) (Roles, error) {
 	}
 	for _, ph := range base.Phases {
 		for _, f := range ph.Faults {
-			if f.Type == scenarios.FaultLatency && r.FaultDependency == "" {
-				r.FaultDependency, r.Jitter = f.Dependency, f.Jitter
+			if l, ok := f.Params.(*faults.Latency); ok && r.FaultDependency == "" {
+				r.FaultDependency, r.Jitter = f.Dependency, l.Jitter
 			}
 		}
 	}
@@ -167,9 +168,9 @@ func Derive(base *scenarios.Scenario, roles Roles, cell Cell, phase time.Duratio
 	latency := time.Duration(cell.Fraction * float64(base.Timeout))
 	sc.Phases = []scenarios.Phase{
 		{Name: PhaseBaseline, Duration: phase},
-		{Name: PhaseFault, Duration: phase, Faults: []scenarios.Fault{{
-			Dependency: roles.FaultDependency, Type: scenarios.FaultLatency, Latency: latency, Jitter: roles.Jitter,
-		}}},
+		{Name: PhaseFault, Duration: phase, Faults: []faults.Fault{
+			faults.New(roles.FaultDependency, &faults.Latency{Latency: latency, Jitter: roles.Jitter}),
+		}},
 	}
 	sc.Resolved["phases[1].faults[0].latency"] = fmt.Sprintf("sweep: %sx timeout = %v (timeout %v)", fracLabel(cell.Fraction), latency, base.Timeout)
 	if err := sc.Validate(); err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bulkheadlab/bulkhead/faults"
 	"github.com/bulkheadlab/bulkhead/loadgen"
 	"github.com/bulkheadlab/bulkhead/rundir"
 	"github.com/bulkheadlab/bulkhead/scenarios"
@@ -99,7 +100,7 @@ func TestDeriveScalesPoolsAndFault(t *testing.T) {
 				t.Fatalf("phases %+v, want a fault-free baseline then the fault", sc.Phases)
 			}
 			f := sc.Phases[1].Faults
-			if len(f) != 1 || f[0].Dependency != "A" || f[0].Type != "latency" || f[0].Latency != tt.latency {
+			if len(f) != 1 || f[0].Dependency != "A" || f[0].Type != "latency" || f[0].Params.(*faults.Latency).Latency != tt.latency {
 				t.Errorf("fault %+v, want latency %v on A", f, tt.latency)
 			}
 			if sc.Duration() != 4*time.Second {
@@ -116,7 +117,7 @@ func TestDeriveScalesPoolsAndFault(t *testing.T) {
 				t.Fatal(err)
 			}
 			if loaded.Duration() != sc.Duration() || loaded.Configurations[1].Pools[0].Size != tt.splitSize ||
-				loaded.Phases[1].Faults[0].Latency != tt.latency || loaded.Endpoints[1].Rate != tt.cell.Rate {
+				loaded.Phases[1].Faults[0].Params.(*faults.Latency).Latency != tt.latency || loaded.Endpoints[1].Rate != tt.cell.Rate {
 				t.Errorf("loaded back differently: %+v", loaded)
 			}
 		})

@@ -1,4 +1,4 @@
-package faults
+package proxy
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/bulkheadlab/bulkhead/faults"
 )
 
 // upstream is a loopback HTTP dependency that counts the requests it served.
@@ -97,9 +99,11 @@ func newFixture(t *testing.T, inj Injector, name string, bodySize int) *fixture 
 	return &fixture{inj: inj, up: up, name: name, url: "http://" + listen + "/", ctx: ctx, proxy: listen}
 }
 
-func (f *fixture) apply(t *testing.T, flt Fault) {
+// apply installs the effect of the fault p (every connection, downstream).
+func (f *fixture) apply(t *testing.T, p faults.Params) {
 	t.Helper()
-	if err := f.inj.Apply(f.ctx, f.name, flt); err != nil {
+	flt := faults.New(f.name, p)
+	if err := f.inj.Apply(f.ctx, f.name, flt.Effect()); err != nil {
 		t.Fatalf("Apply(%s): %v", flt, err)
 	}
 }
@@ -134,7 +138,7 @@ func runInjectorSuite(t *testing.T, newInj func(t *testing.T) Injector) {
 		const latency = 60 * time.Millisecond
 		f := fresh(t, 0)
 		c := newClient(t, 5*time.Second)
-		f.apply(t, Fault{Type: TypeLatency, Latency: latency})
+		f.apply(t, &faults.Latency{Latency: latency})
 		start := time.Now()
 		mustGet(t, c, f.url)
 		if d := time.Since(start); d < latency {
@@ -147,7 +151,7 @@ func runInjectorSuite(t *testing.T, newInj func(t *testing.T) Injector) {
 		f := fresh(t, 0)
 		c := newClient(t, 5*time.Second)
 		mustGet(t, c, f.url) // opens the connection the next request reuses
-		f.apply(t, Fault{Type: TypeLatency, Latency: latency})
+		f.apply(t, &faults.Latency{Latency: latency})
 		start := time.Now()
 		_, reused, err := get(c, f.url)
 		if err != nil {
@@ -164,7 +168,7 @@ func runInjectorSuite(t *testing.T, newInj func(t *testing.T) Injector) {
 	t.Run("clearing latency releases held data at once", func(t *testing.T) {
 		f := fresh(t, 0)
 		c := newClient(t, 0) // no client timeout: only the release can end the request
-		f.apply(t, Fault{Type: TypeLatency, Latency: time.Hour})
+		f.apply(t, &faults.Latency{Latency: time.Hour})
 		done := make(chan error, 1)
 		go func() { _, _, err := get(c, f.url); done <- err }()
 		// Whether Clear lands before or after the response reaches the toxic, the request must
@@ -181,7 +185,7 @@ func runInjectorSuite(t *testing.T, newInj func(t *testing.T) Injector) {
 	t.Run("reset gives connection reset", func(t *testing.T) {
 		f := fresh(t, 0)
 		c := newClient(t, 5*time.Second)
-		f.apply(t, Fault{Type: TypeReset})
+		f.apply(t, &faults.Reset{})
 		_, _, err := get(c, f.url)
 		if !errors.Is(err, syscall.ECONNRESET) {
 			t.Fatalf("GET = %v, want ECONNRESET", err)
@@ -195,7 +199,7 @@ func runInjectorSuite(t *testing.T, newInj func(t *testing.T) Injector) {
 		c := newClient(t, 5*time.Second)
 		mustGet(t, c, f.url)
 		before := f.up.served.Load()
-		f.apply(t, Fault{Type: TypeReset})
+		f.apply(t, &faults.Reset{})
 		_, _, err := get(c, f.url)
 		if !errors.Is(err, syscall.ECONNRESET) {
 			t.Fatalf("GET on a pooled connection = %v, want ECONNRESET", err)
@@ -211,7 +215,7 @@ func runInjectorSuite(t *testing.T, newInj func(t *testing.T) Injector) {
 		f := fresh(t, 0)
 		c := newClient(t, 5*time.Second)
 		mustGet(t, c, f.url)
-		f.apply(t, Fault{Type: TypeReset})
+		f.apply(t, &faults.Reset{})
 		// A body without GetBody makes the request non-replayable, so the transport cannot retry
 		// and the first connection's fate shows: a graceful close, not an RST.
 		req, err := http.NewRequest(http.MethodPost, f.url, io.NopCloser(strings.NewReader("x")))
@@ -230,7 +234,7 @@ func runInjectorSuite(t *testing.T, newInj func(t *testing.T) Injector) {
 	t.Run("timeout hangs until the client timeout", func(t *testing.T) {
 		f := fresh(t, 0)
 		c := newClient(t, 50*time.Millisecond)
-		f.apply(t, Fault{Type: TypeTimeout})
+		f.apply(t, &faults.Timeout{})
 		_, _, err := get(c, f.url)
 		var ne net.Error
 		if !errors.As(err, &ne) || !ne.Timeout() {
@@ -243,7 +247,7 @@ func runInjectorSuite(t *testing.T, newInj func(t *testing.T) Injector) {
 	t.Run("clearing timeout closes the stalled connection", func(t *testing.T) {
 		f := fresh(t, 0)
 		c := newClient(t, 0) // no client timeout: only Clear can end the request
-		f.apply(t, Fault{Type: TypeTimeout})
+		f.apply(t, &faults.Timeout{})
 		done := make(chan error, 1)
 		go func() { _, _, err := get(c, f.url); done <- err }()
 		for f.up.served.Load() == 0 {
@@ -260,8 +264,8 @@ func runInjectorSuite(t *testing.T, newInj func(t *testing.T) Injector) {
 		f := fresh(t, 0)
 		c := newClient(t, 5*time.Second)
 		mustGet(t, c, f.url) // a pooled connection, which down must close
-		f.apply(t, Fault{Type: TypeDown})
-		f.apply(t, Fault{Type: TypeDown}) // idempotent
+		f.apply(t, &faults.Down{})
+		f.apply(t, &faults.Down{}) // idempotent
 		_, _, err := get(c, f.url)
 		if !errors.Is(err, syscall.ECONNREFUSED) {
 			t.Fatalf("GET while down = %v, want ECONNREFUSED", err)
@@ -273,19 +277,84 @@ func runInjectorSuite(t *testing.T, newInj func(t *testing.T) Injector) {
 		}
 	})
 
-	t.Run("a new fault replaces down", func(t *testing.T) {
+	t.Run("a toxic added to a down proxy leaves it down until Clear", func(t *testing.T) {
 		f := fresh(t, 0)
 		c := newClient(t, 5*time.Second)
-		f.apply(t, Fault{Type: TypeDown})
-		f.apply(t, Fault{Type: TypeLatency, Latency: time.Millisecond})
+		f.apply(t, &faults.Down{})
+		f.apply(t, &faults.Latency{Latency: time.Millisecond})
+		if _, _, err := get(c, f.url); !errors.Is(err, syscall.ECONNREFUSED) {
+			t.Fatalf("GET while down with a toxic = %v, want ECONNREFUSED", err)
+		}
+		f.clear(t)
 		mustGet(t, c, f.url)
+	})
+
+	t.Run("toxics add up and one of the same type and stream replaces the last", func(t *testing.T) {
+		const latency = 40 * time.Millisecond
+		f := fresh(t, 0)
+		c := newClient(t, 5*time.Second)
+		f.apply(t, &faults.Latency{Latency: time.Hour})
+		f.apply(t, &faults.Latency{Latency: latency}) // replaces the hour, or the GET would hang
+		up := faults.New(f.name, &faults.Latency{Latency: latency})
+		up.Direction = faults.Upstream
+		if err := f.inj.Apply(f.ctx, f.name, up.Effect()); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		mustGet(t, c, f.url)
+		if d := time.Since(start); d < 2*latency {
+			t.Errorf("GET through %v upstream and %v downstream took %v, want at least %v", latency, latency, d, 2*latency)
+		}
+	})
+
+	t.Run("an upstream reset never reaches the dependency", func(t *testing.T) {
+		f := fresh(t, 0)
+		c := newClient(t, 5*time.Second)
+		up := faults.Fault{Dependency: f.name, Type: "reset", Params: &faults.Reset{}, Direction: faults.Upstream}
+		if err := f.inj.Apply(f.ctx, f.name, up.Effect()); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := get(c, f.url); !errors.Is(err, syscall.ECONNRESET) {
+			t.Fatalf("GET = %v, want ECONNRESET", err)
+		}
+		if n := f.up.served.Load(); n != 0 {
+			t.Errorf("dependency served %d requests through an upstream reset, want 0", n)
+		}
+	})
+
+	t.Run("limit_data cuts the answer", func(t *testing.T) {
+		const size = 10 * 1024
+		f := fresh(t, size)
+		c := newClient(t, 5*time.Second)
+		f.apply(t, &faults.LimitData{Bytes: size / 2})
+		body, _, err := get(c, f.url)
+		if err == nil || len(body) >= size {
+			t.Fatalf("GET = %d bytes, %v; want a cut answer", len(body), err)
+		}
+	})
+
+	t.Run("a toxic on a share of connections is accepted", func(t *testing.T) {
+		f := fresh(t, 0)
+		half := faults.Fault{Dependency: f.name, Type: "slicer", Params: &faults.Slicer{AverageSize: 1}, Toxicity: 0.5}
+		if err := f.inj.Apply(f.ctx, f.name, half.Effect()); err != nil {
+			t.Fatal(err)
+		}
+		mustGet(t, newClient(t, 5*time.Second), f.url) // sliced to single bytes or not, the answer is whole
+	})
+
+	t.Run("the dependency's status is not the proxy's", func(t *testing.T) {
+		f := fresh(t, 0)
+		if err := f.inj.Apply(f.ctx, f.name, faults.New(f.name, &faults.HTTPError{}).Effect()); err != nil {
+			t.Fatalf("Apply(http-error) = %v, want nil: nothing to do on the proxy", err)
+		}
+		mustGet(t, newClient(t, 5*time.Second), f.url)
 	})
 
 	t.Run("bandwidth slows the response", func(t *testing.T) {
 		const size, rate = 20 * 1024, 100 // 20 KiB at 100 KB/s: about 200ms
 		f := fresh(t, size)
 		c := newClient(t, 10*time.Second)
-		f.apply(t, Fault{Type: TypeBandwidth, RateKBps: rate})
+		f.apply(t, &faults.Bandwidth{RateKBps: rate})
 		start := time.Now()
 		body, _, err := get(c, f.url)
 		if err != nil || len(body) != size {
@@ -300,18 +369,27 @@ func runInjectorSuite(t *testing.T, newInj func(t *testing.T) Injector) {
 		f := fresh(t, 0)
 		canceled, cancel := context.WithCancel(context.Background())
 		cancel()
+		reset := faults.New(f.name, &faults.Reset{}).Effect()
+		toxicWith := func(change func(*faults.Toxic)) faults.Effect {
+			t := *reset.Toxic
+			change(&t)
+			return faults.Effect{Toxic: &t}
+		}
 		tests := []struct {
 			name string
 			call func() error
 			want error
 		}{
-			{"http-error is not tcp", func() error { return inj.Apply(f.ctx, f.name, Fault{Type: TypeHTTPError}) }, ErrNotTCP},
-			{"invalid fault", func() error { return inj.Apply(f.ctx, f.name, Fault{Type: TypeLatency}) }, ErrInvalidFault},
-			{"unknown type", func() error { return inj.Apply(f.ctx, f.name, Fault{Type: "slow"}) }, ErrUnknownType},
-			{"apply to unknown proxy", func() error { return inj.Apply(f.ctx, "nope", Fault{Type: TypeReset}) }, ErrUnknownProxy},
+			{"toxic without a type", func() error { return inj.Apply(f.ctx, f.name, faults.Effect{Toxic: &faults.Toxic{Toxicity: 1}}) }, ErrInvalidToxic},
+			{"toxicity zero", func() error { return inj.Apply(f.ctx, f.name, toxicWith(func(t *faults.Toxic) { t.Toxicity = 0 })) }, ErrInvalidToxic},
+			{"unknown stream", func() error {
+				return inj.Apply(f.ctx, f.name, toxicWith(func(t *faults.Toxic) { t.Stream = "sideways" }))
+			}, ErrInvalidToxic},
+			{"apply to unknown proxy", func() error { return inj.Apply(f.ctx, "nope", reset) }, ErrUnknownProxy},
+			{"apply status to unknown proxy", func() error { return inj.Apply(f.ctx, "nope", faults.Effect{Status: 500}) }, ErrUnknownProxy},
 			{"clear unknown proxy", func() error { return inj.Clear(f.ctx, "nope") }, ErrUnknownProxy},
 			{"duplicate proxy", func() error { _, err := inj.AddProxy(f.ctx, f.name, f.up.addr()); return err }, ErrProxyExists},
-			{"canceled apply", func() error { return inj.Apply(canceled, f.name, Fault{Type: TypeReset}) }, context.Canceled},
+			{"canceled apply", func() error { return inj.Apply(canceled, f.name, reset) }, context.Canceled},
 			{"canceled clear", func() error { return inj.Clear(canceled, f.name) }, context.Canceled},
 			{"canceled add", func() error { _, err := inj.AddProxy(canceled, "new", f.up.addr()); return err }, context.Canceled},
 		}
@@ -332,8 +410,8 @@ func runInjectorSuite(t *testing.T, newInj func(t *testing.T) Injector) {
 		b := newFixture(t, inj, "close-b", 0)
 		c := newClient(t, 5*time.Second)
 		mustGet(t, c, a.url)
-		a.apply(t, Fault{Type: TypeLatency, Latency: time.Hour}) // held data at Close
-		b.apply(t, Fault{Type: TypeDown})
+		a.apply(t, &faults.Latency{Latency: time.Hour}) // held data at Close
+		b.apply(t, &faults.Down{})
 		held := make(chan error, 1)
 		go func() { _, _, err := get(c, a.url); held <- err }()
 		for a.up.served.Load() < 2 {
@@ -352,7 +430,7 @@ func runInjectorSuite(t *testing.T, newInj func(t *testing.T) Injector) {
 				t.Errorf("proxy %s still accepts connections after Close", f.proxy)
 			}
 		}
-		if err := inj.Apply(context.Background(), "close-a", Fault{Type: TypeReset}); !errors.Is(err, ErrClosed) {
+		if err := inj.Apply(context.Background(), "close-a", faults.New("close-a", &faults.Reset{}).Effect()); !errors.Is(err, ErrClosed) {
 			t.Errorf("Apply after Close = %v, want ErrClosed", err)
 		}
 		if _, err := inj.AddProxy(context.Background(), "close-c", a.up.addr()); !errors.Is(err, ErrClosed) {

@@ -1,4 +1,4 @@
-package faults
+package proxy
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/bulkheadlab/bulkhead/faults"
 )
 
 // TestMeasureLatencyAccuracy is a measurement, not a check: it logs how far a latency toxic's
@@ -50,7 +52,7 @@ func TestMeasureLatencyAccuracy(t *testing.T) {
 		return out
 	}
 	d := sample(direct)
-	f.apply(t, Fault{Type: TypeLatency, Latency: latency})
+	f.apply(t, &faults.Latency{Latency: latency})
 	p := sample(f.url)
 
 	// Exact nearest-rank quantiles of the sorted samples.

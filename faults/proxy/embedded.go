@@ -1,4 +1,4 @@
-package faults
+package proxy
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
+
+	"github.com/bulkheadlab/bulkhead/faults"
 )
 
 // listenAddr is where every proxy listens: loopback, ephemeral port.
@@ -54,28 +56,28 @@ func NewEmbedded() *Embedded {
 // connection, so it need not be up yet. On failure nothing is left listening.
 func (e *Embedded) AddProxy(ctx context.Context, name, upstream string) (string, error) {
 	if err := ctx.Err(); err != nil {
-		return "", fmt.Errorf("faults: add proxy %q: %w", name, err)
+		return "", fmt.Errorf("proxy: add proxy %q: %w", name, err)
 	}
 	if name == "" {
-		return "", fmt.Errorf("faults: add proxy: empty name")
+		return "", fmt.Errorf("proxy: add proxy: empty name")
 	}
 	if _, _, err := net.SplitHostPort(upstream); err != nil {
-		return "", fmt.Errorf("faults: add proxy %q: upstream %q is not host:port: %w", name, upstream, err)
+		return "", fmt.Errorf("proxy: add proxy %q: upstream %q is not host:port: %w", name, upstream, err)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
-		return "", fmt.Errorf("faults: add proxy %q: %w", name, ErrClosed)
+		return "", fmt.Errorf("proxy: add proxy %q: %w", name, ErrClosed)
 	}
 	if _, ok := e.proxies[name]; ok {
-		return "", fmt.Errorf("faults: add proxy %q: %w", name, ErrProxyExists)
+		return "", fmt.Errorf("proxy: add proxy %q: %w", name, ErrProxyExists)
 	}
 	p := toxiproxy.NewProxy(e.srv, name, listenAddr, upstream)
 	if err := e.srv.Collection.Add(p, true); err != nil {
 		if errors.Is(err, toxiproxy.ErrProxyAlreadyExists) {
 			err = ErrProxyExists
 		}
-		return "", fmt.Errorf("faults: add proxy %q: %w", name, err)
+		return "", fmt.Errorf("proxy: add proxy %q: %w", name, err)
 	}
 	// Start has returned, so the proxy's listener is bound and Listen holds the real address.
 	ep := &embeddedProxy{p: p, listen: p.Listen}
@@ -84,40 +86,43 @@ func (e *Embedded) AddProxy(ctx context.Context, name, upstream string) (string,
 	return ep.listen, nil
 }
 
-// Apply replaces the proxy's fault with f: it removes every toxic (releasing data a latency toxic
-// holds), then either disables the proxy (down) or makes sure it is enabled and adds f's toxic.
-// On a validation error nothing changes; on a later error the proxy may be left without a fault.
-func (e *Embedded) Apply(ctx context.Context, proxy string, f Fault) error {
-	if err := checkApplicable(f); err != nil {
-		return fmt.Errorf("faults: apply %s to %q: %w", f, proxy, err)
+// Apply installs the proxy's part of e: it disables the proxy (ProxyDown), or adds e.Toxic,
+// first removing a toxic of the same name (releasing data a latency toxic holds). e.Status is
+// not the proxy's: Apply only checks the proxy exists. On a validation error nothing changes.
+func (e *Embedded) Apply(ctx context.Context, proxy string, eff faults.Effect) error {
+	var body []byte
+	if eff.Toxic != nil {
+		t, err := encode(*eff.Toxic)
+		if err == nil {
+			body, err = json.Marshal(t)
+		}
+		if err != nil {
+			return fmt.Errorf("proxy: apply %s to %q: %w", describe(eff), proxy, err)
+		}
 	}
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("faults: apply %s to %q: %w", f, proxy, err)
+		return fmt.Errorf("proxy: apply %s to %q: %w", describe(eff), proxy, err)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	ep, err := e.lookup(proxy)
 	if err != nil {
-		return fmt.Errorf("faults: apply %s: %w", f, err)
+		return fmt.Errorf("proxy: apply %s: %w", describe(eff), err)
 	}
-	ep.p.Toxics.ResetToxics(ctx)
-	if f.Type == TypeDown {
-		if !ep.down {
-			ep.p.Stop() // closes the listener and every live connection
-			ep.down = true
-		}
+	if eff.ProxyDown && !ep.down {
+		ep.p.Stop() // closes the listener and every live connection
+		ep.down = true
+	}
+	if eff.Toxic == nil {
 		return nil
 	}
-	if err := ep.enable(); err != nil {
-		return fmt.Errorf("faults: apply %s to %q: %w", f, proxy, err)
-	}
-	t, _ := toxicFor(f)
-	body, err := json.Marshal(t)
-	if err != nil {
-		return fmt.Errorf("faults: apply %s to %q: %w", f, proxy, err)
+	if ep.p.Toxics.GetToxic(eff.Toxic.Name()) != nil {
+		if err := ep.p.Toxics.RemoveToxic(ctx, eff.Toxic.Name()); err != nil {
+			return fmt.Errorf("proxy: apply %s to %q: replace: %w", describe(eff), proxy, err)
+		}
 	}
 	if _, err := ep.p.Toxics.AddToxicJson(bytes.NewReader(body)); err != nil {
-		return fmt.Errorf("faults: apply %s to %q: %w", f, proxy, err)
+		return fmt.Errorf("proxy: apply %s to %q: %w", describe(eff), proxy, err)
 	}
 	return nil
 }
@@ -127,17 +132,17 @@ func (e *Embedded) Apply(ctx context.Context, proxy string, f Fault) error {
 // Clear fails and the proxy stays disabled.
 func (e *Embedded) Clear(ctx context.Context, proxy string) error {
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("faults: clear %q: %w", proxy, err)
+		return fmt.Errorf("proxy: clear %q: %w", proxy, err)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	ep, err := e.lookup(proxy)
 	if err != nil {
-		return fmt.Errorf("faults: clear: %w", err)
+		return fmt.Errorf("proxy: clear: %w", err)
 	}
 	ep.p.Toxics.ResetToxics(ctx)
 	if err := ep.enable(); err != nil {
-		return fmt.Errorf("faults: clear %q: %w", proxy, err)
+		return fmt.Errorf("proxy: clear %q: %w", proxy, err)
 	}
 	return nil
 }
@@ -145,8 +150,12 @@ func (e *Embedded) Clear(ctx context.Context, proxy string) error {
 // Close removes every proxy: it first removes their toxics (so data held by a latency toxic is
 // flushed to still-open connections rather than left blocked), then stops each proxy, which closes
 // its listener and its connections. It does not consult ctx: it always runs to the end. A second
-// Close returns nil; every other call after Close returns ErrClosed.
+// Close returns nil, and so does Close on a nil *Embedded; every other call after Close returns
+// ErrClosed.
 func (e *Embedded) Close(ctx context.Context) error {
+	if e == nil {
+		return nil
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
@@ -158,7 +167,7 @@ func (e *Embedded) Close(ctx context.Context) error {
 		ep := e.proxies[name]
 		ep.p.Toxics.ResetToxics(ctx)
 		if err := e.srv.Collection.Remove(name); err != nil {
-			errs = append(errs, fmt.Errorf("faults: close proxy %q: %w", name, err))
+			errs = append(errs, fmt.Errorf("proxy: close proxy %q: %w", name, err))
 		}
 	}
 	e.proxies = nil

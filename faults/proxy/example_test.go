@@ -1,4 +1,4 @@
-package faults_test
+package proxy_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/bulkheadlab/bulkhead/faults"
+	"github.com/bulkheadlab/bulkhead/faults/proxy"
 )
 
 func Example() {
@@ -19,7 +20,7 @@ func Example() {
 	}))
 	defer dep.Close()
 
-	inj := faults.NewEmbedded()
+	inj := proxy.NewEmbedded()
 	defer inj.Close(ctx)
 	listen, err := inj.AddProxy(ctx, "A", strings.TrimPrefix(dep.URL, "http://"))
 	if err != nil {
@@ -41,9 +42,10 @@ func Example() {
 	}
 
 	fmt.Println("healthy:", call())
-	_ = inj.Apply(ctx, "A", faults.Fault{Type: faults.TypeDown})
+	_ = inj.Apply(ctx, "A", faults.New("A", &faults.Down{}).Effect())
 	fmt.Println("down:", call())
-	_ = inj.Apply(ctx, "A", faults.Fault{Type: faults.TypeReset})
+	_ = inj.Clear(ctx, "A") // effects add up: clear the down first
+	_ = inj.Apply(ctx, "A", faults.New("A", &faults.Reset{}).Effect())
 	fmt.Println("reset:", call())
 	_ = inj.Clear(ctx, "A")
 	fmt.Println("cleared:", call())

@@ -1,4 +1,4 @@
-package faults
+package proxy
 
 import (
 	"context"
@@ -121,6 +121,20 @@ func TestNewExternal(t *testing.T) {
 			t.Fatalf("err = %v, want context.Canceled", err)
 		}
 	})
+}
+
+// Close on a nil *External returns nil: startBench's deferred cleanup used to call it on the
+// typed nil a failed NewExternal left in an Injector and panic (issue 10).
+func TestExternalNilClose(t *testing.T) {
+	var inj Injector
+	x, err := NewExternal(context.Background(), "http://127.0.0.1:1")
+	if err == nil {
+		t.Fatal("NewExternal on a closed port succeeded")
+	}
+	inj = x // a typed nil: inj != nil
+	if err := inj.Close(context.Background()); err != nil {
+		t.Fatalf("Close on a nil *External = %v, want nil", err)
+	}
 }
 
 func TestExternalCloseLeavesOtherProxies(t *testing.T) {

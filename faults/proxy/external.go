@@ -1,4 +1,4 @@
-package faults
+package proxy
 
 import (
 	"bytes"
@@ -15,6 +15,8 @@ import (
 	"time"
 
 	toxiclient "github.com/Shopify/toxiproxy/v2/client"
+
+	"github.com/bulkheadlab/bulkhead/faults"
 )
 
 // DefaultExternalTimeout bounds each call to an external Toxiproxy API when ctx has no earlier
@@ -55,7 +57,7 @@ func NewExternal(ctx context.Context, apiURL string) (*External, error) {
 		base = "http://" + base
 	}
 	if _, err := url.Parse(base); err != nil {
-		return nil, fmt.Errorf("faults: toxiproxy url %q: %w", apiURL, err)
+		return nil, fmt.Errorf("proxy: toxiproxy url %q: %w", apiURL, err)
 	}
 	tr := &http.Transport{
 		Proxy:               nil, // loopback or a lab host; never an HTTP proxy from the environment
@@ -68,9 +70,9 @@ func NewExternal(ctx context.Context, apiURL string) (*External, error) {
 	if err := x.do(ctx, http.MethodGet, "/version", nil, http.StatusOK, &v); err != nil {
 		tr.CloseIdleConnections()
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("faults: toxiproxy at %s: %w", base, ctx.Err())
+			return nil, fmt.Errorf("proxy: toxiproxy at %s: %w", base, ctx.Err())
 		}
-		return nil, fmt.Errorf("faults: toxiproxy at %s %w: %w", base, ErrUnreachable, err)
+		return nil, fmt.Errorf("proxy: toxiproxy at %s %w: %w", base, ErrUnreachable, err)
 	}
 	x.version = strings.TrimSpace(string(v))
 	return x, nil
@@ -88,18 +90,18 @@ func (x *External) Version() string { return x.version }
 // server already has gives ErrProxyExists (even when another client made it).
 func (x *External) AddProxy(ctx context.Context, name, upstream string) (string, error) {
 	if name == "" {
-		return "", fmt.Errorf("faults: add proxy: empty name")
+		return "", fmt.Errorf("proxy: add proxy: empty name")
 	}
 	if _, _, err := net.SplitHostPort(upstream); err != nil {
-		return "", fmt.Errorf("faults: add proxy %q: upstream %q is not host:port: %w", name, upstream, err)
+		return "", fmt.Errorf("proxy: add proxy %q: upstream %q is not host:port: %w", name, upstream, err)
 	}
 	if err := x.check(); err != nil {
-		return "", fmt.Errorf("faults: add proxy %q: %w", name, err)
+		return "", fmt.Errorf("proxy: add proxy %q: %w", name, err)
 	}
 	in := toxiclient.Proxy{Name: name, Listen: listenAddr, Upstream: upstream, Enabled: true}
 	var out toxiclient.Proxy
 	if err := x.do(ctx, http.MethodPost, "/proxies", in, http.StatusCreated, &out); err != nil {
-		return "", fmt.Errorf("faults: add proxy %q: %w", name, err)
+		return "", fmt.Errorf("proxy: add proxy %q: %w", name, err)
 	}
 	x.mu.Lock()
 	x.created = append(x.created, name)
@@ -107,26 +109,41 @@ func (x *External) AddProxy(ctx context.Context, name, upstream string) (string,
 	return out.Listen, nil
 }
 
-// Apply replaces the proxy's fault with f: it deletes every toxic on the proxy (ours or not), then
-// either disables the proxy (down) or enables it and adds f's toxic. It makes two to four API
-// calls; on an error part-way the proxy may be left without a fault.
-func (x *External) Apply(ctx context.Context, proxy string, f Fault) error {
-	if err := checkApplicable(f); err != nil {
-		return fmt.Errorf("faults: apply %s to %q: %w", f, proxy, err)
+// Apply installs the proxy's part of e: it disables the proxy (ProxyDown), or adds e.Toxic; a
+// toxic of the same name already there (409) is deleted and added again. e.Status is not the
+// proxy's: Apply only checks the proxy exists. It makes one to three API calls; on a validation
+// error it makes none.
+func (x *External) Apply(ctx context.Context, proxy string, e faults.Effect) error {
+	var in toxicJSON
+	if e.Toxic != nil {
+		var err error
+		if in, err = encode(*e.Toxic); err != nil {
+			return fmt.Errorf("proxy: apply %s to %q: %w", describe(e), proxy, err)
+		}
 	}
 	if err := x.check(); err != nil {
-		return fmt.Errorf("faults: apply %s to %q: %w", f, proxy, err)
+		return fmt.Errorf("proxy: apply %s to %q: %w", describe(e), proxy, err)
 	}
-	if err := x.reset(ctx, proxy, f.Type != TypeDown); err != nil {
-		return fmt.Errorf("faults: apply %s to %q: %w", f, proxy, err)
+	path := "/proxies/" + url.PathEscape(proxy)
+	var err error
+	switch {
+	case e.ProxyDown:
+		err = x.do(ctx, http.MethodPost, path, struct {
+			Enabled bool `json:"enabled"`
+		}{false}, http.StatusOK, nil)
+	case e.Toxic != nil:
+		err = x.do(ctx, http.MethodPost, path+"/toxics", in, http.StatusOK, nil)
+		if errors.Is(err, errToxicExists) {
+			err = x.do(ctx, http.MethodDelete, path+"/toxics/"+url.PathEscape(in.Name), nil, http.StatusNoContent, nil)
+			if err == nil {
+				err = x.do(ctx, http.MethodPost, path+"/toxics", in, http.StatusOK, nil)
+			}
+		}
+	default:
+		_, err = x.proxyState(ctx, proxy)
 	}
-	t, ok := toxicFor(f)
-	if !ok {
-		return nil
-	}
-	in := toxiclient.Toxic{Name: t.Name, Type: t.Type, Stream: t.Stream, Toxicity: t.Toxicity, Attributes: t.Attributes}
-	if err := x.do(ctx, http.MethodPost, "/proxies/"+url.PathEscape(proxy)+"/toxics", in, http.StatusOK, nil); err != nil {
-		return fmt.Errorf("faults: apply %s to %q: %w", f, proxy, err)
+	if err != nil {
+		return fmt.Errorf("proxy: apply %s to %q: %w", describe(e), proxy, err)
 	}
 	return nil
 }
@@ -134,19 +151,22 @@ func (x *External) Apply(ctx context.Context, proxy string, f Fault) error {
 // Clear deletes every toxic on the proxy and enables it.
 func (x *External) Clear(ctx context.Context, proxy string) error {
 	if err := x.check(); err != nil {
-		return fmt.Errorf("faults: clear %q: %w", proxy, err)
+		return fmt.Errorf("proxy: clear %q: %w", proxy, err)
 	}
 	if err := x.reset(ctx, proxy, true); err != nil {
-		return fmt.Errorf("faults: clear %q: %w", proxy, err)
+		return fmt.Errorf("proxy: clear %q: %w", proxy, err)
 	}
 	return nil
 }
 
 // Close deletes every proxy this injector created, removing its toxics first (deleting a proxy
-// stops it and closes its connections), and leaves other proxies on the server alone. Each deletion is bounded by ctx; a
-// proxy already gone is not an error. A second Close returns nil; every other call after Close
-// returns ErrClosed.
+// stops it and closes its connections), and leaves other proxies on the server alone. Each
+// deletion is bounded by ctx; a proxy already gone is not an error. A second Close returns nil,
+// and so does Close on a nil *External; every other call after Close returns ErrClosed.
 func (x *External) Close(ctx context.Context) error {
+	if x == nil {
+		return nil // a failed NewExternal left a typed nil in an Injector (issue 10)
+	}
 	x.mu.Lock()
 	if x.closed {
 		x.mu.Unlock()
@@ -167,7 +187,7 @@ func (x *External) Close(ctx context.Context) error {
 			err = x.do(ctx, http.MethodDelete, "/proxies/"+url.PathEscape(name), nil, http.StatusNoContent, nil)
 		}
 		if err != nil && !errors.Is(err, ErrUnknownProxy) {
-			errs = append(errs, fmt.Errorf("faults: close proxy %q: %w", name, err))
+			errs = append(errs, fmt.Errorf("proxy: close proxy %q: %w", name, err))
 		}
 	}
 	x.tr.CloseIdleConnections()
@@ -232,8 +252,12 @@ func (x *External) deleteToxics(ctx context.Context, proxy string, toxics toxicl
 	return nil
 }
 
-// errToxicNotFound marks a 404 on a toxic (deleted meanwhile).
-var errToxicNotFound = errors.New("toxic not found")
+// errToxicNotFound marks a 404 on a toxic (deleted meanwhile); errToxicExists a 409 on adding
+// one.
+var (
+	errToxicNotFound = errors.New("toxic not found")
+	errToxicExists   = errors.New("toxic already exists")
+)
 
 // do sends one API request with ctx and decodes the answer into out (a *[]byte takes the raw
 // body). A status other than want becomes an error carrying the server's message; 404 "proxy not
@@ -274,6 +298,8 @@ func (x *External) do(ctx context.Context, method, path string, in any, want int
 			err = fmt.Errorf("%w: %w", ErrUnknownProxy, err)
 		case resp.StatusCode == http.StatusNotFound && strings.Contains(apiErr.Message, "toxic not found"):
 			err = fmt.Errorf("%w: %w", errToxicNotFound, err)
+		case resp.StatusCode == http.StatusConflict && strings.Contains(apiErr.Message, "toxic already exists"):
+			err = fmt.Errorf("%w: %w", errToxicExists, err)
 		case resp.StatusCode == http.StatusConflict && strings.Contains(apiErr.Message, "proxy already exists"):
 			err = fmt.Errorf("%w: %w", ErrProxyExists, err)
 		}

@@ -1,4 +1,4 @@
-package faults
+package proxy
 
 import (
 	"context"
@@ -7,10 +7,21 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bulkheadlab/bulkhead/faults"
 )
 
 func TestEmbedded(t *testing.T) {
 	runInjectorSuite(t, func(t *testing.T) Injector { return NewEmbedded() })
+}
+
+// Close on a nil *Embedded, as a deferred cleanup may call it, returns nil (issue 10).
+func TestEmbeddedNilClose(t *testing.T) {
+	var e *Embedded
+	var inj Injector = e
+	if err := inj.Close(context.Background()); err != nil {
+		t.Fatalf("Close on a nil *Embedded = %v, want nil", err)
+	}
 }
 
 func TestEmbeddedVersion(t *testing.T) {
@@ -28,19 +39,22 @@ func TestEmbeddedCloseLeavesNoGoroutines(t *testing.T) {
 	c := newClient(t, 0)
 	held := make(chan error, 1)
 	var ups []*upstream
-	for _, flt := range []Fault{
-		{Type: TypeLatency, Latency: time.Millisecond},
-		{Type: TypeLatency, Latency: time.Hour},
-		{Type: TypeBandwidth, RateKBps: 1000},
-		{Type: TypeTimeout},
-		{Type: TypeReset},
-		{Type: TypeDown},
+	for i, flt := range []faults.Params{
+		&faults.Latency{Latency: time.Millisecond},
+		&faults.Latency{Latency: time.Hour},
+		&faults.Bandwidth{RateKBps: 1000},
+		&faults.Slicer{AverageSize: 8, Delay: time.Millisecond},
+		&faults.SlowClose{Delay: time.Hour},
+		&faults.LimitData{Bytes: 1 << 20},
+		&faults.Timeout{},
+		&faults.Reset{},
+		&faults.Down{},
 	} {
-		f := newFixture(t, inj, "leak-"+flt.String(), 0)
+		f := newFixture(t, inj, fmt.Sprintf("leak-%d-%s", i, flt.Name()), 0)
 		ups = append(ups, f.up)
 		mustGet(t, c, f.url)
 		f.apply(t, flt)
-		if flt.Latency == time.Hour {
+		if l, ok := flt.(*faults.Latency); ok && l.Latency == time.Hour {
 			// A response held by the toxic when Close comes.
 			go func() { _, _, err := get(c, f.url); held <- err }()
 			for f.up.served.Load() < 2 {
