@@ -2,12 +2,9 @@ package experiment
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -16,13 +13,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/bulkheadlab/bulkhead/dependency"
 	"github.com/bulkheadlab/bulkhead/faults"
 	"github.com/bulkheadlab/bulkhead/faults/proxy"
 	"github.com/bulkheadlab/bulkhead/loadgen"
+	"github.com/bulkheadlab/bulkhead/outcome"
 	"github.com/bulkheadlab/bulkhead/rundir"
 	"github.com/bulkheadlab/bulkhead/scenarios"
-	"github.com/bulkheadlab/bulkhead/service"
+	"github.com/bulkheadlab/bulkhead/target"
 )
 
 // DefaultResultsRoot is where run folders go unless told otherwise.
@@ -32,21 +29,31 @@ const DefaultResultsRoot = "results"
 // run folder is still complete and marked partial.
 var ErrInterrupted = errors.New("run interrupted")
 
-// Options tunes a run. The zero value runs with the embedded Toxiproxy into DefaultResultsRoot
-// and prints nothing.
+// Options tunes a run. The zero value runs with the embedded Toxiproxy and the built-in service
+// into DefaultResultsRoot, as many configurations at once as DefaultParallel allows, and prints
+// nothing.
 type Options struct {
 	// ResultsRoot is the folder the run folder is created in. "" means DefaultResultsRoot.
 	ResultsRoot string
 	// Toxiproxy is the API URL of an external toxiproxy-server. "" means embedded in-process.
 	Toxiproxy string
+	// Target starts the system under test for each configuration run. nil means target.BuiltIn.
+	Target target.Starter
+	// Parallel is how many configuration runs (configurations x repetitions) run at once, each
+	// with its own service, Toxiproxy and load. 0 means DefaultParallel; 1 runs them one after
+	// another. It is recorded in run.json and every manifest.
+	Parallel int
 	// Progress receives progress lines; nil means none.
 	Progress io.Writer
-	// Live rewrites one progress line in place (for a terminal) instead of printing lines.
+	// Live rewrites the progress lines in place (for a terminal) instead of printing lines.
 	Live bool
 	// ProgressEvery is the period of progress lines. 0 means 1s.
 	ProgressEvery time.Duration
 	// Command is how the run was started, recorded so it can be reproduced.
 	Command string
+	// Overrides are the command line's changes already applied to the scenario (see
+	// scenarios.Overrides), recorded in run.json; nil when there were none.
+	Overrides any
 	// Version is this tool's version, recorded in every manifest.
 	Version string
 	// LagLimit is the send-lag p99 above which a configuration's run is invalid. 0 means the
@@ -59,85 +66,54 @@ type Options struct {
 
 // Result says where a run went and how it ended.
 type Result struct {
-	Dir     string
-	RunID   string
-	Partial bool
-	Valid   bool     // every configuration's load generator passed its self-check
-	Invalid []string // why not, per configuration
+	Dir      string
+	RunID    string
+	Partial  bool
+	Valid    bool     // every configuration's load generator passed its self-check
+	Invalid  []string // why not, per configuration
+	Parallel int      // how many configuration runs ran at once
 }
 
-// Run executes every configuration of sc, repetitions times each, one after the other, and
-// writes a new run folder under opts.ResultsRoot. It blocks until the last configuration's files
-// are closed. When ctx is cancelled it stops the load, removes the faults, closes every file and
-// server, marks the run partial and returns the result with an error wrapping ErrInterrupted.
-// Errors before any configuration started (an unreachable external Toxiproxy, a folder that
-// cannot be created) leave no run folder behind.
+// Run plans every repetition of every configuration of sc, then executes the plans, up to
+// opts.Parallel at once, into a new run folder under opts.ResultsRoot. It blocks until the last
+// configuration's files are closed. When ctx is cancelled every running configuration stops its
+// load, removes its faults and closes its files and servers; configurations not yet started are
+// not started; the run is marked partial and Run returns the result with an error wrapping
+// ErrInterrupted. When a configuration fails to start, no further one is started and Run returns
+// that error with the result. Errors before any configuration started (a plan that does not
+// work, an unreachable external Toxiproxy, a folder that cannot be created) leave no run folder.
 func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Result, error) {
 	if err := sc.Validate(); err != nil {
 		return nil, err
 	}
-	root := opts.ResultsRoot
-	if root == "" {
-		root = DefaultResultsRoot
-	}
-	// Check the external Toxiproxy before creating anything on disk.
-	if opts.Toxiproxy != "" {
-		inj, err := proxy.NewExternal(ctx, opts.Toxiproxy)
-		if err != nil {
-			return nil, err
-		}
-		inj.Close(context.Background())
-	}
-	dir, id, err := rundir.Create(root, sc.Name, time.Now())
+	plans, err := Plans(sc, opts.LagLimit)
 	if err != nil {
 		return nil, err
 	}
-	if err := copyScenario(sc, filepath.Join(dir, rundir.ScenarioFile)); err != nil {
+	if err := checkToxiproxy(ctx, opts.Toxiproxy); err != nil {
 		return nil, err
 	}
-	if len(sc.Claims) > 0 {
-		if err := rundir.WriteJSON(filepath.Join(dir, rundir.ClaimsFile), sc.Claims); err != nil {
-			return nil, err
-		}
+	dir, id, err := createRunFolder(sc, opts)
+	if err != nil {
+		return nil, err
 	}
+	n := opts.Parallel
+	if n <= 0 {
+		n = DefaultParallel(plans, runtime.NumCPU())
+	}
+	n = min(n, len(plans))
 	run := rundir.Run{
-		Scenario:    sc.Name,
-		RunID:       id,
-		Description: sc.Description,
-		Started:     time.Now(),
-		Command:     opts.Command,
+		Scenario: sc.Name, RunID: id, Description: sc.Description, Started: time.Now(),
+		Command: opts.Command, Overrides: opts.Overrides, Parallel: n,
 	}
-	res := &Result{Dir: dir, RunID: id, Valid: true}
-	reps := max(sc.Repetitions, 1)
-	var runErr error
-loop:
-	for rep := 1; rep <= reps; rep++ {
-		for _, conf := range sc.Configurations {
-			name := conf.Name
-			if reps > 1 {
-				name = fmt.Sprintf("%s-r%d", conf.Name, rep)
-			}
-			if ctx.Err() != nil {
-				break loop
-			}
-			m, err := runConfiguration(ctx, sc, conf, rep, filepath.Join(dir, name), opts)
-			if m != nil {
-				run.Configurations = append(run.Configurations, name)
-				if !m.Valid {
-					res.Valid = false
-					for _, r := range m.Invalid {
-						res.Invalid = append(res.Invalid, name+": "+r)
-					}
-				}
-				if m.Partial {
-					res.Partial = true
-				}
-			}
-			if err != nil {
-				runErr = fmt.Errorf("configuration %s: %w", name, err)
-				break loop
-			}
+	res := &Result{Dir: dir, RunID: id, Valid: true, Parallel: n}
+	manifests, runErr := executeAll(ctx, plans, dir, n, opts)
+	for i, m := range manifests {
+		if m == nil {
+			continue
 		}
+		run.Configurations = append(run.Configurations, plans[i].Folder)
+		res.add(plans[i].Folder, m)
 	}
 	if ctx.Err() != nil {
 		res.Partial = true
@@ -153,48 +129,129 @@ loop:
 	return res, runErr
 }
 
-func copyScenario(sc *scenarios.Scenario, dst string) error {
-	var data []byte
-	var err error
-	if strings.HasPrefix(sc.Path, "builtin:") {
-		data, err = scenarios.Source(strings.TrimPrefix(sc.Path, "builtin:"))
-	} else {
-		data, err = os.ReadFile(sc.Path)
+func (r *Result) add(folder string, m *rundir.Manifest) {
+	if !m.Valid {
+		r.Valid = false
+		for _, why := range m.Invalid {
+			r.Invalid = append(r.Invalid, folder+": "+why)
+		}
 	}
+	if m.Partial {
+		r.Partial = true
+	}
+}
+
+// checkToxiproxy checks an external Toxiproxy (api "" means embedded: nothing to check).
+func checkToxiproxy(ctx context.Context, api string) error {
+	if api == "" {
+		return nil
+	}
+	inj, err := proxy.NewExternal(ctx, api)
 	if err != nil {
-		return fmt.Errorf("copy scenario %s: %w", sc.Path, err)
+		return err
 	}
-	return rundir.WriteFile(dst, data)
+	return inj.Close(context.Background())
+}
+
+// createRunFolder creates the run folder and writes the scenario as run (scenario.yaml), the
+// file as given (scenario.source.yaml) and the claims as run (claims.json).
+func createRunFolder(sc *scenarios.Scenario, opts Options) (dir, id string, err error) {
+	root := opts.ResultsRoot
+	if root == "" {
+		root = DefaultResultsRoot
+	}
+	dir, id, err = rundir.Create(root, sc.Name, time.Now())
+	if err != nil {
+		return "", "", err
+	}
+	asRun, err := sc.Marshal()
+	if err != nil {
+		return dir, id, err
+	}
+	if err := rundir.WriteFile(filepath.Join(dir, rundir.ScenarioFile), asRun); err != nil {
+		return dir, id, err
+	}
+	if len(sc.Raw) > 0 {
+		if err := rundir.WriteFile(filepath.Join(dir, rundir.ScenarioSourceFile), sc.Raw); err != nil {
+			return dir, id, err
+		}
+	}
+	if len(sc.Claims) > 0 {
+		if err := rundir.WriteJSON(filepath.Join(dir, rundir.ClaimsFile), sc.Claims); err != nil {
+			return dir, id, err
+		}
+	}
+	return dir, id, nil
+}
+
+// executeAll executes plans, n at a time, into dir, and returns each plan's manifest (nil for a
+// plan that did not start) and the first error. After an error or a cancelled ctx it starts no
+// further plan; the running ones end on their own (or, cancelled, stop their load).
+func executeAll(ctx context.Context, plans []*Plan, dir string, n int, opts Options) ([]*rundir.Manifest, error) {
+	manifests := make([]*rundir.Manifest, len(plans))
+	b := newBoard(plans, n, opts)
+	defer b.close()
+	var (
+		mu       sync.Mutex
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	slots := make(chan struct{}, n)
+	for i, p := range plans {
+		slots <- struct{}{}
+		mu.Lock()
+		failed := firstErr != nil
+		mu.Unlock()
+		if failed || ctx.Err() != nil {
+			<-slots
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			m, err := execute(ctx, p, filepath.Join(dir, p.Folder), n, opts, b.slot(i))
+			manifests[i] = m
+			if err != nil && !errors.Is(err, ErrInterrupted) {
+				mu.Lock()
+				if firstErr == nil {
+					firstErr = fmt.Errorf("configuration %s: %w", p.Folder, err)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return manifests, firstErr
 }
 
 // bench is everything one configuration run starts, so it can be stopped in one place.
 type bench struct {
-	deps     map[string]*dependency.Server
+	fakes    *target.Fakes
 	injector proxy.Injector
 	proxies  map[string]string // dependency -> proxy name
-	svc      *service.Service
-	svcURL   string
+	target   target.Target
 }
 
 func (b *bench) close() error {
 	var errs []error
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if b.svc != nil {
-		errs = append(errs, b.svc.Shutdown(ctx))
+	if b.target != nil {
+		errs = append(errs, b.target.Close(ctx))
 	}
 	if b.injector != nil {
 		errs = append(errs, b.injector.Close(ctx))
 	}
-	for _, d := range b.deps {
-		d.Close()
+	if b.fakes != nil {
+		b.fakes.Close()
 	}
 	return errors.Join(errs...)
 }
 
-func startBench(ctx context.Context, sc *scenarios.Scenario, conf scenarios.Configuration, rep int, opts Options) (_ *bench, cfg service.Config, err error) {
-	b := &bench{deps: map[string]*dependency.Server{}, proxies: map[string]string{}}
-	// On failure stop whatever was started; the returns below nil the result, not b.
+// startBench starts p's fake dependencies, a Toxiproxy proxy in front of each and the target,
+// told to call the dependencies through the proxies. On error it stops whatever it started.
+func startBench(ctx context.Context, p *Plan, opts Options) (_ *bench, err error) {
+	b := &bench{proxies: map[string]string{}}
 	defer func() {
 		if err != nil {
 			b.close()
@@ -203,211 +260,210 @@ func startBench(ctx context.Context, sc *scenarios.Scenario, conf scenarios.Conf
 	if opts.Toxiproxy != "" {
 		x, err := proxy.NewExternal(ctx, opts.Toxiproxy)
 		if err != nil {
-			return nil, cfg, err
+			return nil, err
 		}
 		b.injector = x // only a real one: a typed nil would make b.injector != nil
 	} else {
 		b.injector = proxy.NewEmbedded()
 	}
-	urls := map[string]string{}
-	for i, d := range sc.Dependencies {
-		srv := dependency.New(dependency.Config{
-			Name: d.Name, Latency: d.Latency, Jitter: d.Jitter,
-			Seed: sc.Seed + int64(rep)*1000 + int64(i),
-		})
-		u, err := srv.Start("")
+	sc := p.Scenario
+	if b.fakes, err = target.StartFakes(sc.Dependencies, nil, func(i int) int64 { return p.DependencySeeds[i] }); err != nil {
+		return nil, err
+	}
+	proxied := map[string]string{}
+	for _, d := range sc.Dependencies {
+		// Proxy names are unique per configuration run and process, so that an external
+		// Toxiproxy shared by concurrent runs does not mix them.
+		pname := fmt.Sprintf("bulkhead-%s-%s-%d", p.Folder, d.Name, os.Getpid())
+		listen, err := b.injector.AddProxy(ctx, pname, hostOf(b.fakes.URLs[d.Name]))
 		if err != nil {
-			return nil, cfg, fmt.Errorf("start dependency %s: %w", d.Name, err)
-		}
-		b.deps[d.Name] = srv
-		host, err := hostPort(u)
-		if err != nil {
-			return nil, cfg, err
-		}
-		// Proxy names are unique per run so an external Toxiproxy shared by several runs does not mix them.
-		pname := fmt.Sprintf("bulkhead-%s-%s-%d", conf.Name, d.Name, os.Getpid())
-		listen, err := b.injector.AddProxy(ctx, pname, host)
-		if err != nil {
-			return nil, cfg, fmt.Errorf("proxy for dependency %s: %w", d.Name, err)
+			return nil, fmt.Errorf("proxy for dependency %s: %w", d.Name, err)
 		}
 		b.proxies[d.Name] = pname
-		urls[d.Name] = "http://" + listen
+		proxied[d.Name] = "http://" + listen
 	}
-	cfg, err = sc.ServiceConfig(conf, urls)
+	starter := opts.Target
+	if starter == nil {
+		starter = target.BuiltIn{}
+	}
+	b.target, err = starter.Start(ctx, target.Spec{Scenario: sc, Configuration: p.Configuration, Dependencies: proxied})
 	if err != nil {
-		return nil, cfg, err
+		return nil, fmt.Errorf("start target: %w", err)
 	}
-	b.svc, err = service.New(cfg)
-	if err != nil {
-		return nil, cfg, err
-	}
-	b.svcURL, err = b.svc.Start("")
-	if err != nil {
-		return nil, cfg, fmt.Errorf("start service: %w", err)
-	}
-	return b, cfg, nil
+	return b, nil
 }
 
-func hostPort(u string) (string, error) {
-	pu, err := url.Parse(u)
-	if err != nil {
-		return "", err
-	}
-	if _, _, err := net.SplitHostPort(pu.Host); err != nil {
-		return "", fmt.Errorf("dependency url %s: %w", u, err)
-	}
-	return pu.Host, nil
+// hostOf returns the host:port of a fake dependency's URL ("http://127.0.0.1:PORT").
+func hostOf(u string) string {
+	_, hp, _ := strings.Cut(u, "://")
+	return hp
 }
 
-// runConfiguration runs one configuration's time line into dir. It returns the manifest it wrote
-// (nil if nothing was started).
-func runConfiguration(ctx context.Context, sc *scenarios.Scenario, conf scenarios.Configuration, rep int, dir string, opts Options) (*rundir.Manifest, error) {
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create %s: %w", dir, err)
+// execute runs plan p into the configuration folder dir and returns the manifest it wrote (nil
+// if nothing was started). parallel is recorded in the manifest; live receives the run's
+// progress and its closing lines.
+func execute(ctx context.Context, p *Plan, dir string, parallel int, opts Options, live *slot) (*rundir.Manifest, error) {
+	if err := makeFolders(dir); err != nil {
+		return nil, err
 	}
-	if err := os.Mkdir(filepath.Join(dir, rundir.RawDir), 0o755); err != nil {
-		return nil, fmt.Errorf("create %s: %w", dir, err)
-	}
-	b, cfg, err := startBench(ctx, sc, conf, rep, opts)
+	b, err := startBench(ctx, p, opts)
 	if err != nil {
 		return nil, err
 	}
 	defer b.close()
+	m, err := manifestFor(p, b, parallel, opts)
+	if err != nil {
+		return nil, err
+	}
+	out, err := openOutputs(dir, p)
+	if err != nil {
+		return nil, err
+	}
+	defer out.close()
+	lopts := append([]loadgen.Opt{loadgen.WithTimeout(p.LoadTimeout), loadgen.WithLagLimit(m.LagLimit)}, opts.Loadgen...)
+	lr, err := loadgen.Start(ctx, out.attacks(p, b.target.URL()), p.Duration, lopts...)
+	if err != nil {
+		return nil, err
+	}
+	m.Started = lr.T0()
+	live.start(lr)
+	checks, runErr := runTimeLine(ctx, lr, b, m, p.SampleEvery, out.resources)
+	live.end(checkLines(p.Folder, checks))
+	m.Ended = time.Now()
+	recordChecks(m, checks, lr.Pooled(), ctx.Err() != nil)
+	if err := errors.Join(runErr, out.close()); err != nil && !errors.Is(err, os.ErrClosed) {
+		m.Valid = false
+		m.Invalid = append(m.Invalid, "error while running: "+err.Error())
+	}
+	if err := rundir.WriteJSON(filepath.Join(dir, rundir.ManifestFile), m); err != nil {
+		return m, err
+	}
+	if ctx.Err() != nil {
+		return m, fmt.Errorf("%w: %v", ErrInterrupted, context.Cause(ctx))
+	}
+	return m, nil
+}
 
-	topo := cfg.Topology()
-	m := &rundir.Manifest{
-		Scenario:      sc.Name,
-		Configuration: conf.Name,
-		Repetition:    rep,
-		Seed:          sc.Seed,
-		Versions:      versions(opts.Version, b.injector.Version()),
-		Host:          hostname(),
-		ClientTimeout: sc.Timeout,
-		Topology:      &topo,
-		Toxiproxy:     "embedded",
-		Valid:         true,
+func makeFolders(dir string) error {
+	for _, d := range []string{dir, filepath.Join(dir, rundir.RawDir)} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			return fmt.Errorf("create %s: %w", d, err)
+		}
 	}
-	if m.Service, err = json.Marshal(cfg); err != nil {
-		return nil, fmt.Errorf("configuration %s: record the service config: %w", conf.Name, err)
-	}
+	return nil
+}
+
+// manifestFor copies p's manifest-to-be (its phases too, which the fault schedule fills in) and
+// adds what the started bench tells: versions, host, Toxiproxy and the target's own config.
+func manifestFor(p *Plan, b *bench, parallel int, opts Options) (*rundir.Manifest, error) {
+	m := p.Manifest
+	m.Phases = clonePhases(p.Manifest.Phases)
+	m.Endpoints = append([]rundir.Endpoint(nil), p.Manifest.Endpoints...)
+	m.Versions = versions(opts.Version, b.injector.Version())
+	m.Host = hostname()
+	m.Parallel = parallel
+	m.Toxiproxy = "embedded"
 	if opts.Toxiproxy != "" {
 		m.Toxiproxy = opts.Toxiproxy
 	}
-	if len(sc.Resolved) > 0 {
-		m.Resolved = map[string]any{}
-		for k, v := range sc.Resolved {
-			m.Resolved[k] = v
+	if d, ok := b.target.(target.Describer); ok {
+		svc, err := d.Describe()
+		if err != nil {
+			return nil, fmt.Errorf("record the target's config: %w", err)
 		}
+		m.Service = svc
 	}
+	return &m, nil
+}
 
-	// One raw file per endpoint, streamed.
-	var files []*os.File
+func clonePhases(phases []rundir.Phase) []rundir.Phase {
+	out := append([]rundir.Phase(nil), phases...)
+	for i := range out {
+		out[i].Faults = append([]faults.Fault(nil), out[i].Faults...)
+	}
+	return out
+}
+
+// outputs are a configuration run's files: one raw file per endpoint and resources.csv.
+type outputs struct {
+	raw       []*os.File
+	resFile   *os.File
+	resources *rundir.ResourceWriter
+	closed    bool
+}
+
+// openOutputs creates the raw files and resources.csv; none may exist yet.
+func openOutputs(dir string, p *Plan) (_ *outputs, err error) {
+	o := &outputs{}
 	defer func() {
-		for _, f := range files {
-			f.Close()
+		if err != nil {
+			o.close()
 		}
 	}()
-	var attacks []loadgen.Attack
-	for i, ep := range sc.Endpoints {
-		name := rundir.RawFileName(ep.Path)
-		f, err := os.OpenFile(filepath.Join(dir, rundir.RawDir, name), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	create := func(rel string) (*os.File, error) {
+		return os.OpenFile(filepath.Join(dir, rel), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	}
+	for _, e := range p.Manifest.Endpoints {
+		f, err := create(e.RawFile)
 		if err != nil {
 			return nil, err
 		}
-		files = append(files, f)
-		rate := ep.Rate
-		if rate == 0 {
-			rate = sc.Load.Rate
-		}
-		arr, err := loadgen.ParseArrivals(sc.Load.Arrivals)
-		if err != nil {
-			return nil, err
-		}
-		var pacer loadgen.Pacer
-		arrivals := string(arr)
-		if segs, ok := sc.RateSegments(ep); ok {
-			// Some phase overrides this endpoint's rate (a burst, a silence): one constant-rate
-			// attack across the time line still, its rate changing at the phase offsets.
-			pacer, err = loadgen.NewPiecewisePacer(segs)
-			arrivals = piecewiseArrivals(segs)
-		} else {
-			pacer, err = loadgen.NewPacer(rate, arr, sc.Seed+int64(rep)*1000+int64(100+i))
-		}
-		if err != nil {
-			return nil, fmt.Errorf("endpoint %s: %w", ep.Path, err)
-		}
-		if off := staggerOffset(i, len(sc.Endpoints), rate); off > 0 && arr == loadgen.ArrivalsConstant {
-			pacer = staggered{Pacer: pacer, lead: off}
-		}
-		attacks = append(attacks, loadgen.Attack{Name: ep.Path, URL: b.svcURL + ep.Path, Pacer: pacer, Out: f})
-		m.Endpoints = append(m.Endpoints, rundir.Endpoint{
-			Path: ep.Path, RawFile: filepath.Join(rundir.RawDir, name), Rate: rate,
-			Arrivals: arrivals, Timeout: sc.Load.Timeout,
-		})
+		o.raw = append(o.raw, f)
 	}
-	resF, err := os.OpenFile(filepath.Join(dir, rundir.ResourcesFile), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
-	if err != nil {
+	if o.resFile, err = create(rundir.ResourcesFile); err != nil {
 		return nil, err
 	}
-	files = append(files, resF)
-	resW, err := rundir.NewResourceWriter(resF)
-	if err != nil {
+	if o.resources, err = rundir.NewResourceWriter(o.resFile); err != nil {
 		return nil, err
 	}
+	return o, nil
+}
 
-	// The time line.
-	var off time.Duration
-	for _, p := range sc.Phases {
-		ph := rundir.Phase{Name: p.Name, Start: off, End: off + p.Duration}
-		for _, f := range p.Faults {
-			f.AppliedAt, f.RemovedAt = -1, -1
-			ph.Faults = append(ph.Faults, f)
-		}
-		m.Phases = append(m.Phases, ph)
-		off += p.Duration
+// attacks pairs p's planned attacks with their raw files, aimed at the target's base URL.
+func (o *outputs) attacks(p *Plan, base string) []loadgen.Attack {
+	out := make([]loadgen.Attack, len(p.Attacks))
+	for i, a := range p.Attacks {
+		out[i] = loadgen.Attack{Name: a.Path, URL: base + a.Path, Pacer: a.Pacer, Out: o.raw[i]}
 	}
-	total := off
+	return out
+}
 
-	m.LagLimit = opts.LagLimit
-	if m.LagLimit <= 0 {
-		m.LagLimit = sc.Load.LagLimit
+// close flushes resources.csv and syncs and closes every file, once.
+func (o *outputs) close() error {
+	if o.closed {
+		return nil
 	}
-	if m.LagLimit <= 0 {
-		m.LagLimit = loadgen.DefaultLagLimit
+	o.closed = true
+	var errs []error
+	if o.resources != nil {
+		errs = append(errs, o.resources.Flush())
 	}
-	lopts := append([]loadgen.Opt{loadgen.WithTimeout(sc.Load.Timeout), loadgen.WithLagLimit(m.LagLimit)}, opts.Loadgen...)
-	m.Started = time.Now()
-	lr, err := loadgen.Start(ctx, attacks, total, lopts...)
-	if err != nil {
-		return nil, err
+	for _, f := range append(o.raw, o.resFile) {
+		if f != nil {
+			errs = append(errs, f.Sync(), f.Close())
+		}
 	}
+	return errors.Join(errs...)
+}
+
+// runTimeLine runs the time line of a started load: faults switch at the phase offsets (recorded
+// in m.Phases) and resources are sampled every period, until the load ends; a cancelled ctx
+// stops the load first. It blocks until the load has drained and both helpers have returned,
+// and returns the load generator's self-checks and every error.
+func runTimeLine(ctx context.Context, lr *loadgen.Run, b *bench, m *rundir.Manifest, period time.Duration, w *rundir.ResourceWriter) ([]loadgen.Check, error) {
 	t0 := lr.T0()
-	m.Started = t0
-
-	var wg sync.WaitGroup
 	stop := make(chan struct{})
-	// Faults switch at phase offsets.
-	var faultErr error
-	wg.Add(1)
+	var wg sync.WaitGroup
+	var faultErr, sampleErr error
+	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		faultErr = schedule(ctx, stop, t0, b, m.Phases)
 	}()
-	// Resources are sampled every SampleEvery.
-	var sampleErr error
-	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		sampleErr = sample(stop, t0, sc.SampleEvery, b.svc, resW)
+		sampleErr = sample(stop, t0, period, b.target.Resources, w)
 	}()
-	// Progress lines.
-	if opts.Progress != nil {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			progress(stop, opts, t0, total, conf.Name, m.Phases, sc.Endpoints, lr)
-		}()
-	}
 	// First Ctrl-C: stop the load; the loadgen then drains and closes.
 	go func() {
 		select {
@@ -419,10 +475,13 @@ func runConfiguration(ctx context.Context, sc *scenarios.Scenario, conf scenario
 	checks, lerr := lr.Wait()
 	close(stop)
 	wg.Wait()
-	m.Ended = time.Now()
-	if ctx.Err() != nil || m.Ended.Sub(t0) < total {
-		m.Partial = ctx.Err() != nil
-	}
+	return checks, errors.Join(lerr, faultErr, sampleErr)
+}
+
+// recordChecks copies the load generator's self-checks into m and marks m invalid (with reasons)
+// when an attack or the pooled check failed or the run was interrupted.
+func recordChecks(m *rundir.Manifest, checks []loadgen.Check, pooled loadgen.Check, interrupted bool) {
+	m.Partial = interrupted
 	for i, c := range checks {
 		if i < len(m.Endpoints) {
 			e := &m.Endpoints[i]
@@ -436,7 +495,7 @@ func runConfiguration(ctx context.Context, sc *scenarios.Scenario, conf scenario
 			}
 		}
 	}
-	if pooled := lr.Pooled(); !pooled.Valid {
+	if !pooled.Valid {
 		m.Valid = false
 		m.Invalid = append(m.Invalid, pooled.Reasons...)
 	}
@@ -444,32 +503,16 @@ func runConfiguration(ctx context.Context, sc *scenarios.Scenario, conf scenario
 		m.Valid = false
 		m.Invalid = append(m.Invalid, "interrupted before the end of the time line")
 	}
-	var errs []error
-	errs = append(errs, lerr, faultErr, sampleErr, resW.Flush())
-	for _, f := range files {
-		errs = append(errs, f.Sync(), f.Close())
+}
+
+// checkLines are the closing lines of a configuration run: each attack's self-check.
+func checkLines(folder string, checks []loadgen.Check) []string {
+	var out []string
+	for _, c := range checks {
+		out = append(out, fmt.Sprintf("  %s %s: sent %d of %d scheduled, dropped %d, send lag p99 %s",
+			folder, c.Name, c.Sent, c.Scheduled, c.Dropped, c.LagP99.Round(time.Microsecond)))
 	}
-	files = nil
-	if err := errors.Join(errs...); err != nil && !errors.Is(err, os.ErrClosed) {
-		m.Valid = false
-		m.Invalid = append(m.Invalid, "error while running: "+err.Error())
-	}
-	if opts.Progress != nil {
-		if opts.Live {
-			fmt.Fprintln(opts.Progress)
-		}
-		for _, c := range checks {
-			fmt.Fprintf(opts.Progress, "  %s %s: sent %d of %d scheduled, dropped %d, send lag p99 %s\n",
-				conf.Name, c.Name, c.Sent, c.Scheduled, c.Dropped, c.LagP99.Round(time.Microsecond))
-		}
-	}
-	if err := rundir.WriteJSON(filepath.Join(dir, rundir.ManifestFile), m); err != nil {
-		return m, err
-	}
-	if ctx.Err() != nil {
-		return m, fmt.Errorf("%w: %v", ErrInterrupted, context.Cause(ctx))
-	}
-	return m, nil
+	return out
 }
 
 // schedule applies each phase's faults at its start offset and clears them at its end, recording
@@ -484,7 +527,7 @@ func schedule(ctx context.Context, stop <-chan struct{}, t0 time.Time, b *bench,
 			if err := b.injector.Clear(cctx, p); err != nil {
 				errs = append(errs, err)
 			}
-			b.deps[dep].SetFailing(0)
+			b.fakes.Servers[dep].SetFailing(0)
 		}
 	}
 	defer clearAll()
@@ -539,21 +582,18 @@ func schedule(ctx context.Context, stop <-chan struct{}, t0 time.Time, b *bench,
 func applyFault(ctx context.Context, b *bench, f faults.Fault) error {
 	e := f.Effect()
 	if e.Status != 0 {
-		b.deps[f.Dependency].SetFailing(e.Status)
+		b.fakes.Servers[f.Dependency].SetFailing(e.Status)
 	}
 	return b.injector.Apply(ctx, b.proxies[f.Dependency], e)
 }
 
-// sample writes the service's resources every period until stop is closed.
-func sample(stop <-chan struct{}, t0 time.Time, period time.Duration, svc *service.Service, w *rundir.ResourceWriter) error {
-	if period <= 0 {
-		period = 100 * time.Millisecond
-	}
+// sample writes the target's resources (read by resources) every period until stop is closed,
+// and once more then.
+func sample(stop <-chan struct{}, t0 time.Time, period time.Duration, resources func() []outcome.Resource, w *rundir.ResourceWriter) error {
 	tick := time.NewTicker(period)
 	defer tick.Stop()
 	write := func() error {
-		snap := svc.Snapshot()
-		return w.Write(time.Since(t0), snap.Resources())
+		return w.Write(time.Since(t0), resources())
 	}
 	if err := write(); err != nil {
 		return err
@@ -568,59 +608,6 @@ func sample(stop <-chan struct{}, t0 time.Time, period time.Duration, svc *servi
 			return write()
 		}
 	}
-}
-
-func progress(stop <-chan struct{}, opts Options, t0 time.Time, total time.Duration, conf string, phases []rundir.Phase, eps []scenarios.Endpoint, lr *loadgen.Run) {
-	every := opts.ProgressEvery
-	if every <= 0 {
-		every = time.Second
-	}
-	tick := time.NewTicker(every)
-	defer tick.Stop()
-	for {
-		select {
-		case <-stop:
-			return
-		case <-tick.C:
-		}
-		el := time.Since(t0)
-		phase := ""
-		for _, p := range phases {
-			if el >= p.Start && el < p.End {
-				phase = p.Name
-			}
-		}
-		var sb strings.Builder
-		fmt.Fprintf(&sb, "%-8s %-10s %5.1fs/%.0fs", conf, phase, el.Seconds(), total.Seconds())
-		ps := lr.Progress()
-		for i, p := range ps {
-			if len(ps) > progressAll && i == progressMax {
-				fmt.Fprintf(&sb, " | %d more", len(ps)-i)
-				break
-			}
-			fmt.Fprintf(&sb, " | %s %d req, err %3.0f%%, p99 %s", p.Name, p.Sent, 100*p.ErrorRate, fmtMS(p.P99))
-		}
-		if opts.Live {
-			fmt.Fprintf(opts.Progress, "\r\033[K%s", sb.String())
-		} else {
-			fmt.Fprintln(opts.Progress, sb.String())
-		}
-	}
-}
-
-// piecewiseArrivals records a per-phase schedule in the manifest's arrivals field, e.g.
-// "constant, per phase: 0s 20/s, 5s 200/s, 8s 20/s" (the manifest's rate is the endpoint's
-// normal rate).
-func piecewiseArrivals(segs []loadgen.Segment) string {
-	parts := make([]string, len(segs))
-	for i, g := range segs {
-		parts[i] = fmt.Sprintf("%v %g/s", g.Start, g.Rate)
-	}
-	return loadgen.ArrivalsConstant.String() + ", per phase: " + strings.Join(parts, ", ")
-}
-
-func fmtMS(d time.Duration) string {
-	return fmt.Sprintf("%.0fms", float64(d)/float64(time.Millisecond))
 }
 
 func versions(tool, toxi string) rundir.Versions {

@@ -57,6 +57,9 @@ func countRaw(t *testing.T, path string) (n uint64, gapless bool) {
 // A full run writes one folder per configuration with every scheduled request in its raw file,
 // a manifest recording the faults' switch times, and a resource series.
 func TestRunWritesEveryConfiguration(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the smoke scenario (about 3 s)")
+	}
 	sc := smoke(t)
 	root := t.TempDir()
 	res, err := experiment.Run(context.Background(), sc, experiment.Options{ResultsRoot: root})
@@ -73,8 +76,16 @@ func TestRunWritesEveryConfiguration(t *testing.T) {
 	if len(run.Configurations) != len(sc.Configurations) {
 		t.Fatalf("run.json lists %v, want %d configurations", run.Configurations, len(sc.Configurations))
 	}
-	if _, err := os.Stat(filepath.Join(res.Dir, rundir.ScenarioFile)); err != nil {
-		t.Fatalf("scenario not copied: %v", err)
+	// The scenario as run loads back to what ran; the file as given is kept beside it.
+	asRun, err := scenarios.Load(filepath.Join(res.Dir, rundir.ScenarioFile))
+	if err != nil {
+		t.Fatalf("scenario as run: %v", err)
+	}
+	if asRun.Duration() != sc.Duration() || len(asRun.Configurations) != len(sc.Configurations) {
+		t.Errorf("scenario as run: %s, %d configurations; ran %s, %d", asRun.Duration(), len(asRun.Configurations), sc.Duration(), len(sc.Configurations))
+	}
+	if src, err := os.ReadFile(filepath.Join(res.Dir, rundir.ScenarioSourceFile)); err != nil || string(src) != string(sc.Raw) {
+		t.Errorf("scenario source not kept as given: %v", err)
 	}
 	for _, name := range run.Configurations {
 		dir := filepath.Join(res.Dir, name)
@@ -107,37 +118,56 @@ func TestRunWritesEveryConfiguration(t *testing.T) {
 }
 
 // Cancelling the context (the first Ctrl-C) stops the load and still leaves well-formed files,
-// with the run and the configuration marked partial.
+// with the run and every started configuration marked partial; one after another, the second
+// configuration never starts; at once, both stop.
 func TestRunInterruptedLeavesPartialResults(t *testing.T) {
-	sc := smoke(t)
-	root := t.TempDir()
-	ctx, cancel := context.WithCancel(context.Background())
-	// Cancel at the first progress line of the first configuration: its load is running.
-	w := cancelOnWrite{cancel}
-	res, err := experiment.Run(ctx, sc, experiment.Options{ResultsRoot: root, Progress: w, ProgressEvery: 200 * time.Millisecond})
-	cancel()
-	if !errors.Is(err, experiment.ErrInterrupted) {
-		t.Fatalf("err = %v, want ErrInterrupted", err)
+	if testing.Short() {
+		t.Skip("runs the smoke scenario (about 1 s per case)")
 	}
-	if res == nil || !res.Partial {
-		t.Fatalf("result %+v, want partial", res)
+	tests := []struct {
+		name     string
+		parallel int
+		want     int // configuration folders listed in run.json
+	}{
+		{"one after another", 1, 1},
+		{"at once", 2, 2},
 	}
-	var run rundir.Run
-	if err := rundir.ReadJSON(filepath.Join(res.Dir, rundir.RunFile), &run); err != nil {
-		t.Fatal(err)
-	}
-	if !run.Partial || len(run.Configurations) != 1 {
-		t.Fatalf("run.json: partial %v, configurations %v; want partial with the first only", run.Partial, run.Configurations)
-	}
-	m := readManifest(t, filepath.Join(res.Dir, run.Configurations[0]))
-	if !m.Partial || m.Valid {
-		t.Errorf("manifest: partial %v valid %v; want partial and not valid", m.Partial, m.Valid)
-	}
-	for _, e := range m.Endpoints {
-		n, gapless := countRaw(t, filepath.Join(res.Dir, run.Configurations[0], e.RawFile))
-		if n != e.Sent || !gapless {
-			t.Errorf("%s: raw file has %d results (gapless %v), manifest says %d sent", e.Path, n, gapless, e.Sent)
-		}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sc := smoke(t)
+			root := t.TempDir()
+			ctx, cancel := context.WithCancel(context.Background())
+			// Cancel at the first progress line: some configuration's load is running.
+			w := cancelOnWrite{cancel}
+			res, err := experiment.Run(ctx, sc, experiment.Options{ResultsRoot: root, Parallel: tt.parallel, Progress: w, ProgressEvery: 200 * time.Millisecond})
+			cancel()
+			if !errors.Is(err, experiment.ErrInterrupted) {
+				t.Fatalf("err = %v, want ErrInterrupted", err)
+			}
+			if res == nil || !res.Partial {
+				t.Fatalf("result %+v, want partial", res)
+			}
+			var run rundir.Run
+			if err := rundir.ReadJSON(filepath.Join(res.Dir, rundir.RunFile), &run); err != nil {
+				t.Fatal(err)
+			}
+			if !run.Partial || len(run.Configurations) != tt.want || run.Parallel != tt.parallel {
+				t.Fatalf("run.json: partial %v, configurations %v, parallel %d; want partial with %d, parallel %d",
+					run.Partial, run.Configurations, run.Parallel, tt.want, tt.parallel)
+			}
+			for _, name := range run.Configurations {
+				m := readManifest(t, filepath.Join(res.Dir, name))
+				if !m.Partial || m.Valid {
+					t.Errorf("%s manifest: partial %v valid %v; want partial and not valid", name, m.Partial, m.Valid)
+				}
+				for _, e := range m.Endpoints {
+					n, gapless := countRaw(t, filepath.Join(res.Dir, name, e.RawFile))
+					if n != e.Sent || !gapless {
+						t.Errorf("%s %s: raw file has %d results (gapless %v), manifest says %d sent", name, e.Path, n, gapless, e.Sent)
+					}
+				}
+			}
+		})
 	}
 }
 

@@ -42,6 +42,9 @@ func partnersSmall(t *testing.T, partners int) *scenarios.Scenario {
 // partner that the semaphore layout does not, and walmart turning slow leaves every other
 // partner served and fast under both layouts.
 func TestPartnersDirection(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 2 x 2 s of a 20-partner scenario")
+	}
 	const partners = 20
 	sc := partnersSmall(t, partners)
 	sc.Path = "builtin:partners" // the run copies the built-in file as its scenario.yaml

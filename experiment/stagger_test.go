@@ -1,32 +1,63 @@
 package experiment
 
 import (
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/bulkheadlab/bulkhead/loadgen"
 )
 
-func TestStaggerOffset(t *testing.T) {
+func TestArrivalOffset(t *testing.T) {
 	tests := []struct {
-		name string
-		i, n int
-		rate float64
-		want time.Duration
+		name   string
+		i, n   int
+		rate   float64
+		rep    int
+		wantUS int64 // microseconds
 	}{
-		{"one endpoint does not move", 0, 1, 50, 0},
-		{"the second of two at 50/s leads by half its 20 ms interval", 1, 2, 50, 10 * time.Millisecond},
-		{"first of many stays at zero", 0, 500, 1, 0},
-		{"middle of 500 at 1/s: half a second", 250, 500, 1, 500 * time.Millisecond},
-		{"last of 500 at 1/s", 499, 500, 1, 998 * time.Millisecond},
-		{"a fast endpoint moves within its own interval", 250, 500, 50, 10 * time.Millisecond},
+		{"one endpoint does not move", 0, 1, 50, 1, 0},
+		{"the second of two at 50/s leads by half its 20 ms interval", 1, 2, 50, 1, 10000},
+		{"repetition 2 moves it to 0.88 of the interval", 1, 2, 50, 2, 17639},
+		{"repetition 3 to 0.26", 1, 2, 50, 3, 5278},
+		{"the first stream never moves", 0, 2, 50, 3, 0},
+		{"first of many stays at zero", 0, 500, 1, 1, 0},
+		{"middle of 500 at 1/s: half a second", 250, 500, 1, 1, 500000},
+		{"last of 500 at 1/s", 499, 500, 1, 1, 998000},
+		{"a fast endpoint moves within its own interval", 250, 500, 50, 1, 10000},
+		{"repetition 2 moves the others by 0.76 of 1/n", 250, 500, 1, 2, 501527},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := staggerOffset(tt.i, tt.n, tt.rate); got != tt.want {
-				t.Errorf("staggerOffset(%d, %d, %g) = %v, want %v", tt.i, tt.n, tt.rate, got, tt.want)
+			got := arrivalOffset(tt.i, tt.n, tt.rate, tt.rep)
+			if got.Microseconds() != tt.wantUS {
+				t.Errorf("arrivalOffset(%d, %d, %g, %d) = %v, want %dus", tt.i, tt.n, tt.rate, tt.rep, got, tt.wantUS)
 			}
 		})
+	}
+}
+
+// In every repetition the streams' offsets lie within one interval, no two share an instant, and
+// no gap between neighbours exceeds two even shares: the streams never bunch up.
+func TestArrivalOffsetsSpread(t *testing.T) {
+	for _, n := range []int{2, 3, 4, 7, 20, 55, 500} {
+		for rep := 1; rep <= 4; rep++ {
+			offs := make([]time.Duration, n)
+			for i := range offs {
+				offs[i] = arrivalOffset(i, n, 1, rep)
+				if offs[i] < 0 || offs[i] >= time.Second {
+					t.Fatalf("n=%d rep=%d: stream %d at %v, outside [0, 1s)", n, rep, i, offs[i])
+				}
+			}
+			slices.Sort(offs)
+			offs = append(offs, time.Second) // the first stream's next send
+			for k := 1; k < len(offs); k++ {
+				gap := offs[k] - offs[k-1]
+				if gap <= 0 || gap > 2*time.Second/time.Duration(n) {
+					t.Errorf("n=%d rep=%d: gap %v between neighbours, want in (0, 2/n s]", n, rep, gap)
+				}
+			}
+		}
 	}
 }
 

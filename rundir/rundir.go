@@ -11,7 +11,11 @@ import (
 // File and folder names inside a run folder.
 const (
 	RunFile      = "run.json"
+	// ScenarioFile is the scenario as run: resolved, with the command line's overrides applied;
+	// `bulkhead run` on it repeats the run.
 	ScenarioFile = "scenario.yaml"
+	// ScenarioSourceFile is the scenario file as given, before overrides.
+	ScenarioSourceFile = "scenario.source.yaml"
 	// ClaimsFile holds the claims the run is judged by, as run (after command-line overrides).
 	ClaimsFile    = "claims.json"
 	ManifestFile  = "manifest.json"
@@ -37,6 +41,11 @@ type Run struct {
 	Ended          time.Time `json:"ended"`
 	Partial        bool      `json:"partial"` // interrupted: some configurations missing or cut short
 	Command        string    `json:"command"` // how to reproduce
+	// Overrides are the command line's changes to the scenario file (already applied in
+	// ScenarioFile); nil when there were none.
+	Overrides any `json:"overrides,omitempty"`
+	// Parallel is how many configuration runs ran at the same time (1: one after another).
+	Parallel int `json:"parallel"`
 }
 
 // Manifest describes one configuration's run.
@@ -45,6 +54,8 @@ type Manifest struct {
 	Configuration string        `json:"configuration"`
 	Repetition    int           `json:"repetition"`
 	Seed          int64         `json:"seed"`
+	// Parallel is how many configuration runs (this one included) the runner ran at once.
+	Parallel int `json:"parallel"`
 	Versions      Versions      `json:"versions"`
 	Host          string        `json:"host"`
 	Started       time.Time     `json:"started"` // wall clock of the attack start (t = 0)
@@ -92,6 +103,9 @@ type Endpoint struct {
 	Rate     float64       `json:"rate"`       // requests per second
 	Arrivals string        `json:"arrivals"`   // constant | poisson
 	Timeout  time.Duration `json:"timeout_ns"` // the load generator's own timeout
+	// Offset is how much earlier than its unshifted constant-rate schedule this stream sends, so
+	// that streams do not send in the same instant; repetitions vary it (0 for Poisson arrivals).
+	Offset time.Duration `json:"arrival_offset_ns"`
 	// Self-check.
 	Scheduled uint64        `json:"scheduled"` // sends the pacer scheduled within the time line
 	Sent      uint64        `json:"sent"`

@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/bulkheadlab/bulkhead/claim"
 	"github.com/bulkheadlab/bulkhead/experiment"
 	"github.com/bulkheadlab/bulkhead/loadgen"
 	"github.com/bulkheadlab/bulkhead/report"
@@ -30,6 +29,7 @@ type runOptions struct {
 	NoReport    bool
 	Plain       bool
 	LagLimit    time.Duration
+	Parallel    int
 }
 
 func newRunCmd(runF func(*cobra.Command, *runOptions) error) *cobra.Command {
@@ -66,6 +66,7 @@ second exits at once.`,
 	f.StringVar(&o.Toxiproxy, "toxiproxy", "", "use an external toxiproxy-server at this API URL instead of the embedded one")
 	f.BoolVar(&o.NoReport, "no-report", false, "write raw results only; run 'bulkhead report' later")
 	f.BoolVar(&o.Plain, "plain", false, "print plain progress lines even on a terminal")
+	f.IntVar(&o.Parallel, "parallel", 0, "how many configuration runs (configurations x repetitions) run at once, each with its own service, Toxiproxy and load (default: as many as the cores hold at the scenario's rate; 1: one after another)")
 	f.DurationVar(&o.LagLimit, "lag-limit", 0, "send-lag p99 above which a configuration's run is marked invalid (default: the scenario's load.lag_limit, else 1ms; recorded in the manifest)")
 	return cmd
 }
@@ -75,20 +76,36 @@ func runRun(cmd *cobra.Command, o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := applyOverrides(cmd, sc, o); err != nil {
+	ov, err := overridesOf(cmd, o)
+	if err != nil {
 		return err
 	}
+	dropped, err := sc.Override(ov)
+	if err != nil {
+		return flagError(err)
+	}
 	out := cmd.OutOrStdout()
+	if len(dropped) > 0 {
+		fmt.Fprintf(out, "--only: leaving out %d claim(s) about configurations that will not run\n", len(dropped))
+	}
+	if cmd.Flags().Changed("parallel") && o.Parallel <= 0 {
+		return fmt.Errorf("--parallel: must be > 0, got %d", o.Parallel)
+	}
 	live := !o.Plain && isTerminal(out)
 	fmt.Fprintf(out, "scenario %s (%s): %d configuration(s) x %d repetition(s), time line %s each\n",
 		sc.Name, sc.Path, len(sc.Configurations), max(sc.Repetitions, 1), sc.Duration())
+	var recorded any
+	if !ov.IsZero() {
+		recorded = ov
+	}
 	res, err := experiment.Run(cmd.Context(), sc, experiment.Options{
 		ResultsRoot: o.Out,
 		Toxiproxy:   o.Toxiproxy,
+		Parallel:    o.Parallel,
 		Progress:    out,
 		Live:        live,
-		LagLimit:    o.LagLimit,
 		Command:     "bulkhead " + strings.Join(os.Args[1:], " "),
+		Overrides:   recorded,
 		Version:     version,
 	})
 	if res == nil {
@@ -117,76 +134,49 @@ func runRun(cmd *cobra.Command, o *runOptions) error {
 	return err
 }
 
-// applyOverrides applies the flags that were set to the scenario and validates it again.
-func applyOverrides(cmd *cobra.Command, sc *scenarios.Scenario, o *runOptions) error {
+// overridesOf collects the override flags that were set; scenarios.Scenario.Override applies
+// and checks them.
+func overridesOf(cmd *cobra.Command, o *runOptions) (scenarios.Overrides, error) {
 	f := cmd.Flags()
+	ov := scenarios.Overrides{Only: o.Only}
 	if f.Changed("rate") {
 		r, err := loadgen.ParseRate(o.Rate)
 		if err != nil {
-			return fmt.Errorf("--rate: %w", err)
+			return ov, fmt.Errorf("--rate: %w", err)
 		}
-		sc.Load.Rate = r
-		for i := range sc.Endpoints {
-			sc.Endpoints[i].Rate = r
-		}
+		ov.Rate = r
 	}
 	if f.Changed("scale") {
 		if o.Scale <= 0 {
-			return fmt.Errorf("--scale: must be > 0, got %g", o.Scale)
+			return ov, fmt.Errorf("--scale: must be > 0, got %g", o.Scale)
 		}
-		for i := range sc.Phases {
-			sc.Phases[i].Duration = time.Duration(float64(sc.Phases[i].Duration) * o.Scale)
-		}
+		ov.Scale = o.Scale
 	}
 	if f.Changed("repetitions") {
 		if o.Repetitions <= 0 {
-			return fmt.Errorf("--repetitions: must be > 0, got %d", o.Repetitions)
+			return ov, fmt.Errorf("--repetitions: must be > 0, got %d", o.Repetitions)
 		}
-		sc.Repetitions = o.Repetitions
+		ov.Repetitions = o.Repetitions
 	}
-	if f.Changed("lag-limit") && o.LagLimit <= 0 {
-		return fmt.Errorf("--lag-limit: must be > 0, got %s", o.LagLimit)
+	if f.Changed("lag-limit") {
+		if o.LagLimit <= 0 {
+			return ov, fmt.Errorf("--lag-limit: must be > 0, got %s", o.LagLimit)
+		}
+		ov.LagLimit = o.LagLimit
 	}
-	if len(o.Only) > 0 {
-		var keep []scenarios.Configuration
-		for _, name := range o.Only {
-			found := false
-			for _, c := range sc.Configurations {
-				if c.Name == name {
-					keep = append(keep, c)
-					found = true
-				}
-			}
-			if !found {
-				var names []string
-				for _, c := range sc.Configurations {
-					names = append(names, c.Name)
-				}
-				return fmt.Errorf("--only: no configuration %q in %s (have: %s)", name, sc.Path, strings.Join(names, ", "))
-			}
+	return ov, nil
+}
+
+// flagError names the flag of an Override error ("only: ..." -> "--only: ..."); other errors
+// (the scenario no longer validates) pass unchanged.
+func flagError(err error) error {
+	msg := err.Error()
+	for _, f := range []string{"rate", "scale", "only", "repetitions", "lag_limit"} {
+		if strings.HasPrefix(msg, f+": ") {
+			return errors.New("--" + strings.ReplaceAll(f, "_", "-") + strings.TrimPrefix(msg, f))
 		}
-		sc.Configurations = keep
-		// Claims about configurations that will not run cannot be judged; leave them out
-		// rather than fail validation.
-		kept := map[string]bool{}
-		for _, c := range keep {
-			kept[c.Name] = true
-		}
-		var claims []claim.Claim
-		for _, c := range sc.Claims {
-			if kept[c.Measure.Configuration] && (c.Than == nil || kept[c.Than.Configuration]) {
-				claims = append(claims, c)
-			}
-		}
-		if n := len(sc.Claims) - len(claims); n > 0 {
-			fmt.Fprintf(cmd.OutOrStdout(), "--only: leaving out %d claim(s) about configurations that will not run\n", n)
-		}
-		sc.Claims = claims
 	}
-	if err := sc.Validate(); err != nil {
-		return fmt.Errorf("after overrides: %w", err)
-	}
-	return nil
+	return err
 }
 
 func isTerminal(w any) bool {

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net"
-	"net/http"
 	"sort"
 	"strings"
 	"time"
@@ -14,6 +12,7 @@ import (
 	"github.com/bulkheadlab/bulkhead/dependency"
 	"github.com/bulkheadlab/bulkhead/scenarios"
 	"github.com/bulkheadlab/bulkhead/service"
+	"github.com/bulkheadlab/bulkhead/target"
 )
 
 type serveOptions struct {
@@ -61,106 +60,105 @@ resource account as JSON; GET /metrics serves Prometheus metrics. Stop with Ctrl
 }
 
 func runServe(cmd *cobra.Command, o *serveOptions) error {
-	var cfg service.Config
-	var fakes []*dependency.Server
-	defer func() {
-		for _, f := range fakes {
-			f.Close()
-		}
-	}()
+	out := cmd.OutOrStdout()
+	var t *target.Service
 	if o.Scenario != "" {
-		sc, err := scenarios.Open(o.Scenario)
+		sc, conf, err := serveScenario(o)
 		if err != nil {
 			return err
 		}
-		conf := sc.Configurations[0]
-		if o.Configuration != "" {
-			found := false
-			for _, c := range sc.Configurations {
-				if c.Name == o.Configuration {
-					conf, found = c, true
-				}
-			}
-			if !found {
-				return fmt.Errorf("--configuration: no configuration %q in %s", o.Configuration, sc.Path)
-			}
+		// The same wiring as a run's: fake dependencies for those not given, then the target.
+		fakes, err := target.StartFakes(sc.Dependencies, o.Deps, func(int) int64 { return sc.Seed })
+		if err != nil {
+			return err
 		}
+		defer fakes.Close()
 		urls := map[string]string{}
 		for _, d := range sc.Dependencies {
 			if u, ok := o.Deps[d.Name]; ok {
 				urls[d.Name] = u
-				continue
+			} else {
+				urls[d.Name] = fakes.URLs[d.Name]
+				fmt.Fprintf(out, "fake dependency %s at %s\n", d.Name, urls[d.Name])
 			}
-			fake := dependency.New(dependency.Config{Name: d.Name, Latency: d.Latency, Jitter: d.Jitter, Seed: sc.Seed})
-			u, err := fake.Start("")
-			if err != nil {
-				return fmt.Errorf("start fake dependency %s: %w", d.Name, err)
-			}
-			fakes = append(fakes, fake)
-			urls[d.Name] = u
-			fmt.Fprintf(cmd.OutOrStdout(), "fake dependency %s at %s\n", d.Name, u)
 		}
-		cfg, err = sc.ServiceConfig(conf, urls)
+		started, err := target.BuiltIn{}.Start(cmd.Context(), target.Spec{Scenario: sc, Configuration: conf, Dependencies: urls, Addr: o.Addr})
 		if err != nil {
 			return err
 		}
+		t = started.(*target.Service)
 	} else {
-		if len(o.Deps) == 0 {
-			return fmt.Errorf("--dep: give at least one dependency NAME=URL, or --scenario")
+		cfg, err := flagConfig(o)
+		if err != nil {
+			return err
 		}
-		var names []string
-		for n := range o.Deps {
-			names = append(names, n)
+		if t, err = target.StartService(cfg, o.Addr); err != nil {
+			return fmt.Errorf("--addr %s: %w", o.Addr, err)
 		}
-		sort.Strings(names)
-		for _, n := range names {
-			cfg.Dependencies = append(cfg.Dependencies, service.DependencyConfig{Name: n, URL: o.Deps[n]})
-		}
-		eps := o.Endpoints
-		if len(eps) == 0 {
-			eps = map[string]string{}
-			for _, n := range names {
-				eps["/"+strings.ToLower(n)] = n
-			}
-		}
-		var paths []string
-		for p := range eps {
-			paths = append(paths, p)
-		}
-		sort.Strings(paths)
-		for _, p := range paths {
-			cfg.Endpoints = append(cfg.Endpoints, service.EndpointConfig{Path: p, Calls: []string{eps[p]}})
-		}
-		cfg.Mode = service.Mode(o.Mode)
-		cfg.ClientTimeout = o.Timeout
-		cfg.Pools = service.DefaultPools(cfg.Mode, o.PoolSize, names, o.Timeout)
 	}
-	svc, err := service.New(cfg)
-	if err != nil {
-		return err
-	}
-	l, err := net.Listen("tcp", o.Addr)
-	if err != nil {
-		return fmt.Errorf("--addr %s: %w", o.Addr, err)
-	}
-	fmt.Fprintf(cmd.OutOrStdout(), "service (%s) listening on http://%s — endpoints:", cfg.Mode, l.Addr())
+	cfg := t.Config()
+	fmt.Fprintf(out, "service (%s) listening on %s — endpoints:", cfg.Mode, t.URL())
 	for _, e := range cfg.Endpoints {
-		fmt.Fprintf(cmd.OutOrStdout(), " %s->%s", e.Path, strings.Join(e.Calls, "+"))
+		fmt.Fprintf(out, " %s->%s", e.Path, strings.Join(e.Calls, "+"))
 	}
-	fmt.Fprintln(cmd.OutOrStdout(), "; /debug/resources, /metrics")
-	errc := make(chan error, 1)
-	go func() { errc <- svc.Serve(l) }()
-	select {
-	case err := <-errc:
-		if err == http.ErrServerClosed {
-			return nil
-		}
-		return err
-	case <-cmd.Context().Done():
-	}
+	fmt.Fprintln(out, "; /debug/resources, /metrics")
+	<-cmd.Context().Done()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	return svc.Shutdown(ctx)
+	return t.Close(ctx)
+}
+
+// serveScenario opens --scenario and picks --configuration (default: the first).
+func serveScenario(o *serveOptions) (*scenarios.Scenario, scenarios.Configuration, error) {
+	sc, err := scenarios.Open(o.Scenario)
+	if err != nil {
+		return nil, scenarios.Configuration{}, err
+	}
+	if o.Configuration == "" {
+		return sc, sc.Configurations[0], nil
+	}
+	for _, c := range sc.Configurations {
+		if c.Name == o.Configuration {
+			return sc, c, nil
+		}
+	}
+	return nil, scenarios.Configuration{}, fmt.Errorf("--configuration: no configuration %q in %s", o.Configuration, sc.Path)
+}
+
+// flagConfig builds the service config of `serve` without a scenario from --dep, --endpoint,
+// --mode, --pool-size and --timeout.
+func flagConfig(o *serveOptions) (service.Config, error) {
+	var cfg service.Config
+	if len(o.Deps) == 0 {
+		return cfg, fmt.Errorf("--dep: give at least one dependency NAME=URL, or --scenario")
+	}
+	var names []string
+	for n := range o.Deps {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		cfg.Dependencies = append(cfg.Dependencies, service.DependencyConfig{Name: n, URL: o.Deps[n]})
+	}
+	eps := o.Endpoints
+	if len(eps) == 0 {
+		eps = map[string]string{}
+		for _, n := range names {
+			eps["/"+strings.ToLower(n)] = n
+		}
+	}
+	var paths []string
+	for p := range eps {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		cfg.Endpoints = append(cfg.Endpoints, service.EndpointConfig{Path: p, Calls: []string{eps[p]}})
+	}
+	cfg.Mode = service.Mode(o.Mode)
+	cfg.ClientTimeout = o.Timeout
+	cfg.Pools = service.DefaultPools(cfg.Mode, o.PoolSize, names, o.Timeout)
+	return cfg, nil
 }
 
 func newDepCmd() *cobra.Command {

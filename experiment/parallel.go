@@ -1,0 +1,47 @@
+package experiment
+
+import "github.com/bulkheadlab/bulkhead/service"
+
+// parallelBudget is the total request rate (requests per second, summed over every endpoint of
+// every configuration running at once) per core up to which concurrent configuration runs stay
+// valid on the machine this was measured on (see README: the send-lag p99 stays under 1 ms).
+const parallelBudget = 400
+
+// ownWorkersFrom is the number of worker goroutines a configuration owns from which its
+// process-wide figures (goroutines, heap, stacks in resources.csv) are part of what it
+// measures: configurations running at once share one process, so those figures would mix.
+const ownWorkersFrom = 100
+
+// DefaultParallel picks how many of plans run at once on cpus cores: as many as the cores'
+// request budget (parallelBudget per core) holds at the plans' peak total rate, at least 1 and
+// at most len(plans). A scenario whose single configuration already exceeds the budget, or
+// whose configurations own ownWorkersFrom worker goroutines or more (their memory is measured),
+// runs one configuration at a time.
+func DefaultParallel(plans []*Plan, cpus int) int {
+	if len(plans) == 0 {
+		return 1
+	}
+	var peak float64
+	for _, p := range plans {
+		peak = max(peak, p.PeakRate())
+		if p.ownWorkers() >= ownWorkersFrom {
+			return 1
+		}
+	}
+	n := len(plans)
+	if peak > 0 {
+		n = min(n, int(float64(parallelBudget*max(cpus, 1))/peak))
+	}
+	return max(n, 1)
+}
+
+// ownWorkers counts the worker goroutines p's configuration starts.
+func (p *Plan) ownWorkers() int {
+	n := 0
+	for _, pl := range p.Configuration.Pools {
+		if pl.Kind == string(service.KindWorkers) {
+			n += pl.Size
+		}
+	}
+	return n
+}
