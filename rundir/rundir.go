@@ -10,7 +10,7 @@ import (
 
 // File and folder names inside a run folder.
 const (
-	RunFile      = "run.json"
+	RunFile = "run.json"
 	// ScenarioFile is the scenario as run: resolved, with the command line's overrides applied;
 	// `bulkhead run` on it repeats the run.
 	ScenarioFile = "scenario.yaml"
@@ -50,12 +50,12 @@ type Run struct {
 
 // Manifest describes one configuration's run.
 type Manifest struct {
-	Scenario      string        `json:"scenario"`
-	Configuration string        `json:"configuration"`
-	Repetition    int           `json:"repetition"`
-	Seed          int64         `json:"seed"`
+	Scenario      string `json:"scenario"`
+	Configuration string `json:"configuration"`
+	Repetition    int    `json:"repetition"`
+	Seed          int64  `json:"seed"`
 	// Parallel is how many configuration runs (this one included) the runner ran at once.
-	Parallel int `json:"parallel"`
+	Parallel      int           `json:"parallel"`
 	Versions      Versions      `json:"versions"`
 	Host          string        `json:"host"`
 	Started       time.Time     `json:"started"` // wall clock of the attack start (t = 0)
