@@ -1,0 +1,219 @@
+package experiment
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bulkheadlab/bulkhead/loadgen"
+	"github.com/bulkheadlab/bulkhead/scenarios"
+)
+
+func open(t *testing.T, name string) *scenarios.Scenario {
+	t.Helper()
+	sc, err := scenarios.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// A plan is computed from the scenario alone: no network, no clock, no disk. The cases pin what
+// each field of the manifest-to-be and each attack is made of.
+func TestNewPlan(t *testing.T) {
+	hyp := open(t, "hypothesis")
+	hyp3 := open(t, "hypothesis")
+	hyp3.Repetitions = 3
+	poisson := open(t, "hypothesis")
+	poisson.Load.Arrivals = "poisson"
+	hooks := open(t, "webhooks")
+	const ms = time.Millisecond
+
+	tests := []struct {
+		name     string
+		sc       *scenarios.Scenario
+		conf     int
+		rep      int
+		lagFlag  time.Duration
+		folder   string
+		offsets  []time.Duration // per endpoint, rounded to 0.1 ms
+		arrivals []string
+		lagLimit time.Duration
+	}{
+		{name: "one repetition: the configuration's name, streams half an interval apart",
+			sc: hyp, conf: 0, rep: 1, folder: "shared",
+			offsets: []time.Duration{0, 10 * ms}, arrivals: []string{"constant", "constant"}, lagLimit: loadgen.DefaultLagLimit},
+		{name: "repetition 2 of 3 moves the second stream to 0.88 of the interval",
+			sc: hyp3, conf: 1, rep: 2, folder: "split-r2",
+			offsets: []time.Duration{0, 17600 * time.Microsecond}, arrivals: []string{"constant", "constant"}, lagLimit: loadgen.DefaultLagLimit},
+		{name: "repetition 3 of 3 to 0.26",
+			sc: hyp3, conf: 0, rep: 3, folder: "shared-r3",
+			offsets: []time.Duration{0, 5300 * time.Microsecond}, arrivals: []string{"constant", "constant"}, lagLimit: loadgen.DefaultLagLimit},
+		{name: "Poisson arrivals are not shifted; the command line's lag limit wins",
+			sc: poisson, conf: 0, rep: 1, lagFlag: 3 * ms, folder: "shared",
+			offsets: []time.Duration{0, 0}, arrivals: []string{"poisson", "poisson"}, lagLimit: 3 * ms},
+		{name: "a phase's rates give a per-phase schedule; the scenario's lag limit applies",
+			sc: hooks, conf: 0, rep: 1, folder: hooks.Configurations[0].Name, lagLimit: 5 * ms},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := NewPlan(tt.sc, tt.sc.Configurations[tt.conf], tt.rep, tt.lagFlag)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := p.Manifest
+			if p.Folder != tt.folder || m.Configuration != tt.sc.Configurations[tt.conf].Name || m.Repetition != tt.rep {
+				t.Errorf("folder %q configuration %q repetition %d", p.Folder, m.Configuration, m.Repetition)
+			}
+			if m.LagLimit != tt.lagLimit {
+				t.Errorf("lag limit %v, want %v", m.LagLimit, tt.lagLimit)
+			}
+			if len(p.Attacks) != len(tt.sc.Endpoints) || len(m.Endpoints) != len(tt.sc.Endpoints) {
+				t.Fatalf("%d attacks, %d manifest endpoints, want %d", len(p.Attacks), len(m.Endpoints), len(tt.sc.Endpoints))
+			}
+			for i, want := range tt.offsets {
+				if got := m.Endpoints[i].Offset.Round(100 * time.Microsecond); got != want || p.Attacks[i].Offset != m.Endpoints[i].Offset {
+					t.Errorf("endpoint %d offset %v (attack %v), want %v", i, got, p.Attacks[i].Offset, want)
+				}
+			}
+			for i, want := range tt.arrivals {
+				if m.Endpoints[i].Arrivals != want {
+					t.Errorf("endpoint %d arrivals %q, want %q", i, m.Endpoints[i].Arrivals, want)
+				}
+			}
+			if tt.sc == hooks {
+				var perPhase int
+				for _, e := range m.Endpoints {
+					if strings.Contains(e.Arrivals, "per phase") {
+						perPhase++
+					}
+				}
+				if perPhase != 1 {
+					t.Errorf("%d endpoints with a per-phase schedule, want 1 (the burst endpoint)", perPhase)
+				}
+			}
+			// The time line: phases end to end, faults resolved and not yet switched.
+			if last := m.Phases[len(m.Phases)-1]; last.End != tt.sc.Duration() || p.Duration != tt.sc.Duration() {
+				t.Errorf("time line ends at %v (plan %v), want %v", last.End, p.Duration, tt.sc.Duration())
+			}
+			for i, ph := range m.Phases {
+				if i > 0 && ph.Start != m.Phases[i-1].End {
+					t.Errorf("phase %s starts at %v, previous ended at %v", ph.Name, ph.Start, m.Phases[i-1].End)
+				}
+				if len(ph.Faults) != len(tt.sc.Phases[i].Faults) {
+					t.Errorf("phase %s: %d faults, want %d", ph.Name, len(ph.Faults), len(tt.sc.Phases[i].Faults))
+				}
+				for _, f := range ph.Faults {
+					if f.AppliedAt != -1 || f.RemovedAt != -1 {
+						t.Errorf("phase %s: fault already switched at %v..%v", ph.Name, f.AppliedAt, f.RemovedAt)
+					}
+				}
+			}
+			if m.Topology == nil || len(m.Topology.Endpoints) != len(tt.sc.Endpoints) {
+				t.Errorf("topology %+v, want one entry per endpoint", m.Topology)
+			}
+			if p.SampleEvery != DefaultSampleEvery && tt.sc.SampleEvery == 0 {
+				t.Errorf("sample every %v, want the default %v", p.SampleEvery, DefaultSampleEvery)
+			}
+		})
+	}
+}
+
+// The hypothesis' latency fault is planned resolved: 0.9x the 500 ms timeout.
+func TestPlanResolvesFaults(t *testing.T) {
+	sc := open(t, "hypothesis")
+	p, err := NewPlan(sc, sc.Configurations[0], 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ph := range p.Manifest.Phases {
+		if ph.Name == "latency" {
+			if len(ph.Faults) != 1 || ph.Faults[0].Latency != 450*time.Millisecond || ph.Faults[0].Dependency != "A" {
+				t.Fatalf("latency phase faults %+v, want A +450ms", ph.Faults)
+			}
+			return
+		}
+	}
+	t.Fatal("no latency phase planned")
+}
+
+// Plans lists repetitions outermost and gives every configuration run its own folder; the
+// configurations of one repetition share their dependencies' seeds (the same jitter for both
+// layouts), repetitions do not.
+func TestPlansOrderAndSeeds(t *testing.T) {
+	sc := open(t, "hypothesis")
+	sc.Repetitions = 2
+	plans, err := Plans(sc, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var folders []string
+	for _, p := range plans {
+		folders = append(folders, p.Folder)
+	}
+	if got := strings.Join(folders, " "); got != "shared-r1 split-r1 shared-r2 split-r2" {
+		t.Errorf("folders %s", got)
+	}
+	same := func(a, b []int64) bool { return strings.Trim(fmt.Sprint(a), "[]") == strings.Trim(fmt.Sprint(b), "[]") }
+	if !same(plans[0].DependencySeeds, plans[1].DependencySeeds) {
+		t.Errorf("one repetition, different seeds: %v %v", plans[0].DependencySeeds, plans[1].DependencySeeds)
+	}
+	if same(plans[0].DependencySeeds, plans[2].DependencySeeds) {
+		t.Errorf("two repetitions, the same seeds: %v", plans[0].DependencySeeds)
+	}
+}
+
+// DefaultParallel runs as many configurations at once as the cores' request budget holds, one
+// at a time when a configuration alone exceeds it or owns many worker goroutines.
+func TestDefaultParallel(t *testing.T) {
+	plansOf := func(sc *scenarios.Scenario) []*Plan {
+		ps, err := Plans(sc, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ps
+	}
+	hyp := open(t, "hypothesis")
+	hyp3 := open(t, "hypothesis")
+	hyp3.Repetitions = 3
+	fast := open(t, "hypothesis")
+	fast.Load.Rate = 1000
+	for i := range fast.Endpoints {
+		fast.Endpoints[i].Rate = 1000
+	}
+	tests := []struct {
+		name  string
+		plans []*Plan
+		cpus  int
+		want  int
+	}{
+		{"hypothesis (100/s) on 2 cores: both configurations at once", plansOf(hyp), 2, 2},
+		{"three repetitions: all six at once", plansOf(hyp3), 2, 6},
+		{"one core holds four", plansOf(hyp3), 1, 4},
+		{"2000/s per configuration exceeds the budget: one at a time", plansOf(fast), 2, 1},
+		{"partners measures its worker goroutines: one at a time", plansOf(open(t, "partners")), 2, 1},
+		{"nothing to run", nil, 2, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := DefaultParallel(tt.plans, tt.cpus); got != tt.want {
+				t.Errorf("DefaultParallel = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+// The estimated wall time places the time lines on the parallel slots in order.
+func TestMakespan(t *testing.T) {
+	p := func(d time.Duration) *Plan { return &Plan{Duration: d} }
+	plans := []*Plan{p(65 * time.Second), p(65 * time.Second), p(65 * time.Second)}
+	for _, tt := range []struct {
+		parallel int
+		want     time.Duration
+	}{{1, 195 * time.Second}, {2, 130 * time.Second}, {3, 65 * time.Second}, {8, 65 * time.Second}} {
+		if got := makespan(plans, tt.parallel); got != tt.want {
+			t.Errorf("makespan(3 x 65 s, %d) = %v, want %v", tt.parallel, got, tt.want)
+		}
+	}
+}
