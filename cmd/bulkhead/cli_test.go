@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/bulkheadlab/bulkhead/rundir"
+	"github.com/bulkheadlab/bulkhead/scenarios"
 )
 
 // executeCommand runs the CLI with args and returns what it printed and its error.
@@ -89,6 +90,7 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		{"unknown configuration", []string{"--only", "nope"}, `--only: no configuration "nope"`},
 		{"zero repetitions", []string{"--repetitions", "0"}, "--repetitions"},
 		{"zero lag limit", []string{"--lag-limit", "0s"}, "--lag-limit: must be > 0"},
+		{"zero parallel", []string{"--parallel", "0"}, "--parallel: must be > 0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -152,17 +154,40 @@ func TestReportMissingFolder(t *testing.T) {
 }
 
 // --only keeps a scenario with claims about other configurations runnable: those claims are
-// left out, with a note, instead of failing validation.
+// left out, with a note, instead of failing validation. The folder records the scenario as run
+// (one configuration, scaled) and the overrides, so a report on it judges what ran.
 func TestRunOnlyLeavesOutClaimsAboutOtherConfigurations(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a 1 s scenario")
 	}
+	root := filepath.Join(t.TempDir(), "results")
 	out, err := executeCommand(t, "run", "carriers", "--only", "breaker", "--scale", "0.05", "--no-report",
-		"--out", filepath.Join(t.TempDir(), "results"), "--plain")
+		"--out", root, "--plain")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	if !strings.Contains(out, "--only: leaving out") {
 		t.Errorf("no note about the claims left out:\n%s", out)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(root, "*-carriers"))
+	if len(dirs) != 1 {
+		t.Fatalf("run folders: %v", dirs)
+	}
+	asRun, err := scenarios.Load(filepath.Join(dirs[0], rundir.ScenarioFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig, _ := scenarios.Open("carriers")
+	if len(asRun.Configurations) != 1 || asRun.Duration() >= orig.Duration() {
+		t.Errorf("scenario as run: %d configurations, %v (file: %v)", len(asRun.Configurations), asRun.Duration(), orig.Duration())
+	}
+	var run struct {
+		Overrides scenarios.Overrides `json:"overrides"`
+	}
+	if err := rundir.ReadJSON(filepath.Join(dirs[0], rundir.RunFile), &run); err != nil {
+		t.Fatal(err)
+	}
+	if run.Overrides.Scale != 0.05 || len(run.Overrides.Only) != 1 {
+		t.Errorf("run.json overrides %+v, want scale 0.05 and only breaker", run.Overrides)
 	}
 }
