@@ -1,4 +1,4 @@
-package scenarios_test
+package e2e_test
 
 import (
 	"context"
@@ -197,6 +197,51 @@ func TestOrdersScaledDown(t *testing.T) {
 		if !(per.MaxMS > shared.MaxMS) || !(per.P99MS > shared.P99MS) {
 			t.Errorf("per-call max %.0f ms p99 %.0f ms, shared max %.0f ms p99 %.0f ms; want per-call above shared",
 				per.MaxMS, per.P99MS, shared.MaxMS, shared.P99MS)
+		}
+	})
+}
+
+// 1 s of baseline, a 1 s burst at 15x, 6 s to drain (at full speed it drains in about 3 s; the
+// margin is for -race on a busy 2-core machine). The directions, read from the run's files:
+// every webhook acknowledged, A served as in its baseline with the inbound bulkhead and worse with
+// webhooks in the lookups' pool, the backlog built and drained, and nothing given up.
+func TestWebhooksScaledDown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the webhooks scenario for ~12 s")
+	}
+	s := run(t, scaled(t, "webhooks", 0, map[string]time.Duration{
+		"baseline": time.Second, "burst": time.Second, "drain": 6 * time.Second}))
+
+	t.Run("every webhook of the burst is acknowledged", func(t *testing.T) {
+		for _, conf := range []string{"shared", "capped"} {
+			if st := stats(t, s, conf, "burst", "/webhooks/c"); st.SuccessRate != 1 {
+				t.Errorf("%s: %.3f of the burst acknowledged, want all", conf, st.SuccessRate)
+			}
+		}
+	})
+	t.Run("A keeps its baseline with the inbound bulkhead, and loses lookups without it", func(t *testing.T) {
+		base, capped := stats(t, s, "capped", "baseline", "/a"), stats(t, s, "capped", "burst", "/a")
+		shared := stats(t, s, "shared", "burst", "/a")
+		if capped.SuccessRate < base.SuccessRate {
+			t.Errorf("/a with the inbound bulkhead: %.2f in the burst, %.2f in the baseline", capped.SuccessRate, base.SuccessRate)
+		}
+		if !(shared.SuccessRate < capped.SuccessRate) {
+			t.Errorf("/a in the burst: shared %.2f, capped %.2f; want shared < capped", shared.SuccessRate, capped.SuccessRate)
+		}
+	})
+	t.Run("the backlog built, drained, and nothing was given up", func(t *testing.T) {
+		if e := exhausted(t, s, "capped", "burst", "inbound:/webhooks/c"); e.MaxInUse < 20 {
+			t.Errorf("backlog peaked at %d, want the burst to outrun two slots", e.MaxInUse)
+		}
+		if d := claim(t, s, "capped-drained").Left; d == nil {
+			t.Errorf("the backlog never drained, want it empty within the run")
+		} else if *d >= 7 {
+			t.Errorf("drained %.2f s after the burst began, want within the run (7 s)", *d)
+		}
+		for _, id := range []string{"capped-none-given-up", "shared-none-given-up"} {
+			if g := claim(t, s, id).Left; g == nil || *g != 0 {
+				t.Errorf("%s: %v given up, want 0", id, g)
+			}
 		}
 	})
 }
