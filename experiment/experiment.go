@@ -47,7 +47,7 @@ type Options struct {
 	Progress io.Writer
 	// Live rewrites the progress lines in place (for a terminal) instead of printing lines.
 	Live bool
-	// ProgressEvery is the period of progress lines. 0 means 1s.
+	// ProgressEvery is the period of progress lines. 0 means 1s live, 5s as plain lines.
 	ProgressEvery time.Duration
 	// Command is how the run was started, recorded so it can be reproduced.
 	Command string

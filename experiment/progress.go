@@ -10,6 +10,10 @@ import (
 	"github.com/bulkheadlab/bulkhead/loadgen"
 )
 
+// plainEvery is the default period of progress lines when they are printed as lines (not on a
+// terminal), so that a log of a long run stays readable.
+const plainEvery = 5 * time.Second
+
 // progressWidth is the width every progress line fits in, whatever the number of endpoints.
 const progressWidth = 80
 
@@ -46,6 +50,9 @@ func newBoard(plans []*Plan, parallel int, opts Options) *board {
 		start: time.Now(), eta: makespan(plans, parallel), stopCh: make(chan struct{}), done: make(chan struct{})}
 	if b.every <= 0 {
 		b.every = time.Second
+		if !b.live {
+			b.every = plainEvery
+		}
 	}
 	for i := range plans {
 		b.slots = append(b.slots, &slot{b: b, index: i})
@@ -182,8 +189,8 @@ func progressLines(elapsed, eta time.Duration, total, done int, running []slotVi
 	return out
 }
 
-// endpointLine is "  last 1 s: /a 50 ok 3% err p99 450ms · /b ..." with as many endpoints as fit,
-// starting at a rotating one, and "+N" for the ones left out.
+// endpointLine is "  last 1 s: /a 50 done, 3% err, p99 450ms · /b ..." for every endpoint when
+// they fit; otherwise as many as fit, starting at a rotating one, and "(+N)" for the ones left out.
 func endpointLine(eps []loadgen.Progress, tick int) string {
 	const head = "  last 1 s:"
 	if len(eps) == 0 {
@@ -191,6 +198,16 @@ func endpointLine(eps []loadgen.Progress, tick int) string {
 	}
 	seg := func(p loadgen.Progress) string {
 		return fmt.Sprintf(" %s %d done, %.0f%% err, p99 %s", p.Name, p.Window, 100*p.ErrorRate, millis(p.P99))
+	}
+	all := head
+	for k, p := range eps {
+		if k > 0 {
+			all += " ·"
+		}
+		all += seg(p)
+	}
+	if len(all) <= progressWidth {
+		return all // everything fits: no rotation
 	}
 	var parts []string
 	width := len(head)

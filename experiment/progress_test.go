@@ -86,6 +86,9 @@ func TestEndpointLineRotates(t *testing.T) {
 	if got := endpointLine(endpoints(1), 7); strings.Contains(got, "(+") {
 		t.Errorf("one endpoint, yet a count of more: %q", got)
 	}
+	if got := endpointLine(endpoints(2), 1); !strings.HasPrefix(got, "  last 1 s: /a") {
+		t.Errorf("two endpoints that fit are rotated: %q", got)
+	}
 }
 
 // Off a terminal the board prints plain lines, never cursor movements.
