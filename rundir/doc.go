@@ -2,8 +2,10 @@
 // which writes it, and the report, which reads nothing else.
 //
 //	results/<run-id>/                    run-id = <UTC timestamp>-<scenario>, never reused
-//	  run.json                           Run: scenario, run id, configurations, validity
-//	  scenario.yaml                      the scenario file as given (copy)
+//	  run.json                           Run: scenario, run id, configurations, overrides, parallel
+//	  scenario.yaml                      the scenario as run (resolved, overrides applied)
+//	  scenario.source.yaml               the scenario file as given
+//	  claims.json                        the claims as run
 //	  <configuration>[-r<rep>]/          one folder per configuration and repetition
 //	    manifest.json                    Manifest
 //	    raw/<endpoint>.json              vegeta JSON-lines results, one file per endpoint
