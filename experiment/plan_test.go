@@ -23,9 +23,11 @@ func open(t *testing.T, name string) *scenarios.Scenario {
 // each field of the manifest-to-be and each attack is made of.
 func TestNewPlan(t *testing.T) {
 	hyp := open(t, "hypothesis")
+	hyp.Repetitions = 1
 	hyp3 := open(t, "hypothesis")
 	hyp3.Repetitions = 3
 	poisson := open(t, "hypothesis")
+	poisson.Repetitions = 1
 	poisson.Load.Arrivals = "poisson"
 	hooks := open(t, "webhooks")
 	const ms = time.Millisecond
@@ -175,9 +177,11 @@ func TestDefaultParallel(t *testing.T) {
 		return ps
 	}
 	hyp := open(t, "hypothesis")
+	hyp.Repetitions = 1
 	hyp3 := open(t, "hypothesis")
 	hyp3.Repetitions = 3
 	fast := open(t, "hypothesis")
+	fast.Repetitions = 1
 	fast.Load.Rate = 1000
 	for i := range fast.Endpoints {
 		fast.Endpoints[i].Rate = 1000
