@@ -7,7 +7,9 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/bulkheadlab/bulkhead/experiment"
@@ -46,6 +48,11 @@ type Options struct {
 	Loadgen   []loadgen.Opt
 	// Now is the clock of the sweep folder's name and timings; nil means time.Now.
 	Now func() time.Time
+	// Parallel is how many configuration runs go at once across cells (each cell's two
+	// configurations side by side, and cells side by side). 0 means experiment.DefaultParallel
+	// over every cell's plans (the cores' request budget at the grid's highest rate); 1 runs
+	// every configuration of every cell one after another.
+	Parallel int
 }
 
 // Sweep is what sweep.json holds: the grid, how cells were built and judged, and every cell.
@@ -63,6 +70,8 @@ type Sweep struct {
 	Ended          time.Time  `json:"ended"`
 	// Partial is true when the sweep was interrupted: some cells were not run.
 	Partial bool `json:"partial"`
+	// Parallel is how many configuration runs went at once (see Options.Parallel).
+	Parallel int `json:"parallel"`
 	// Cells lists every cell of the grid in run order (rate, then size, then fraction); a cell not
 	// run has no RunDir.
 	Cells []CellResult `json:"cells"`
@@ -109,10 +118,12 @@ type Result struct {
 	Sweep *Sweep
 }
 
-// Run runs every cell of grid on base, one after the other (cells never overlap, so they do not
-// disturb each other's measurements), into a new sweep folder under opts.ResultsRoot, then writes
-// sweep.json, the heatmaps and sweep.md. It blocks until the last file is written. sweep.json is
-// rewritten after every cell, so an interrupted sweep still describes what ran.
+// Run runs every cell of grid on base into a new sweep folder under opts.ResultsRoot, then writes
+// sweep.json, the heatmaps and sweep.md. Cells run side by side as far as opts.Parallel allows
+// (each with its own services, Toxiproxy and load; the default keeps the machine within the
+// request budget at which runs stay valid, and every cell's validity is still checked). It
+// blocks until the last file is written. sweep.json is rewritten after every cell, so an
+// interrupted sweep still describes what ran.
 //
 // A cell whose run fails or is invalid is recorded (invalid, with the reason) and the sweep goes
 // on. When ctx is cancelled the running cell is stopped (experiment.Run leaves its folder
@@ -183,29 +194,18 @@ func Run(ctx context.Context, base *scenarios.Scenario, grid Grid, opts Options)
 			fmt.Fprintf(opts.Progress, format, args...)
 		}
 	}
-	progress("sweep %s: %d cells (%d sizes x %d fractions x %d rates), 2 configurations x %v time line each, into %s\n",
-		base.Name, len(cells), len(grid.Sizes), len(grid.Fractions), len(grid.Rates), 2*phase, dir)
-
-	var runErr error
-	for i := range sw.Cells {
-		if ctx.Err() != nil {
-			sw.Partial = true
-			break
-		}
-		cr := &sw.Cells[i]
-		start := now()
-		err := runCell(ctx, dir, derived[i], roles, th, cr, opts)
-		cr.WallS = now().Sub(start).Seconds()
-		progress("cell %d/%d %s\n", i+1, len(sw.Cells), cellLine(cr, roles))
-		if werr := rundir.WriteJSON(filepath.Join(dir, SweepFile), sw); werr != nil {
-			return res, werr
-		}
-		if errors.Is(err, experiment.ErrInterrupted) || ctx.Err() != nil {
-			sw.Partial = true
-			runErr = err
-			break
-		}
+	parallel, perCell := opts.Parallel, 2
+	if parallel <= 0 {
+		parallel = defaultParallel(derived)
 	}
+	if parallel < 2 {
+		perCell = 1
+	}
+	sw.Parallel = parallel
+	progress("sweep %s: %d cells (%d sizes x %d fractions x %d rates), 2 configurations x %v time line each, %d at once, into %s\n",
+		base.Name, len(cells), len(grid.Sizes), len(grid.Fractions), len(grid.Rates), 2*phase, parallel, dir)
+
+	runErr := runCells(ctx, dir, derived, roles, th, sw, max(parallel/perCell, 1), perCell, opts, progress)
 	if ctx.Err() != nil {
 		sw.Partial = true
 		if runErr == nil {
@@ -217,9 +217,77 @@ func Run(ctx context.Context, base *scenarios.Scenario, grid Grid, opts Options)
 	return res, errors.Join(runErr, werr)
 }
 
+// defaultParallel is experiment.DefaultParallel over every cell's plans.
+func defaultParallel(cells []*scenarios.Scenario) int {
+	var plans []*experiment.Plan
+	for _, sc := range cells {
+		ps, err := experiment.Plans(sc, 0)
+		if err != nil {
+			return 1
+		}
+		plans = append(plans, ps...)
+	}
+	return experiment.DefaultParallel(plans, runtime.NumCPU())
+}
+
+// runCells runs the cells of sw, cellsAtOnce at a time with perCell configurations at once
+// each, recording each cell's result, printing its line and rewriting sweep.json as it ends.
+// After an interruption it starts no further cell. It returns the interruption, if any, or the
+// first error writing sweep.json.
+func runCells(ctx context.Context, dir string, derived []*scenarios.Scenario, roles Roles, th Thresholds, sw *Sweep,
+	cellsAtOnce, perCell int, opts Options, progress func(string, ...any)) error {
+	var (
+		mu      sync.Mutex
+		runErr  error
+		stopped bool
+		wg      sync.WaitGroup
+	)
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	slots := make(chan struct{}, cellsAtOnce)
+	for i := range sw.Cells {
+		slots <- struct{}{}
+		mu.Lock()
+		stop := stopped || ctx.Err() != nil
+		if stop {
+			sw.Partial = true
+		}
+		cr := sw.Cells[i] // a copy: sw is written to sweep.json while cells run
+		mu.Unlock()
+		if stop {
+			<-slots
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			start := now()
+			err := runCell(ctx, dir, derived[i], roles, th, &cr, perCell, opts)
+			cr.WallS = now().Sub(start).Seconds()
+			mu.Lock()
+			defer mu.Unlock()
+			sw.Cells[i] = cr
+			progress("cell %d/%d %s\n", i+1, len(sw.Cells), cellLine(&cr, roles))
+			if werr := rundir.WriteJSON(filepath.Join(dir, SweepFile), sw); werr != nil && runErr == nil {
+				runErr, stopped = werr, true
+			}
+			if errors.Is(err, experiment.ErrInterrupted) || ctx.Err() != nil {
+				sw.Partial, stopped = true, true
+				if runErr == nil {
+					runErr = err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return runErr
+}
+
 // runCell runs one derived scenario and fills cr. Failures are recorded in cr; the error is
 // returned only so the caller can see an interruption.
-func runCell(ctx context.Context, dir string, sc *scenarios.Scenario, roles Roles, th Thresholds, cr *CellResult, opts Options) error {
+func runCell(ctx context.Context, dir string, sc *scenarios.Scenario, roles Roles, th Thresholds, cr *CellResult, parallel int, opts Options) error {
 	fail := func(err error) error {
 		cr.Valid = false
 		cr.Invalid = append(cr.Invalid, err.Error())
@@ -239,6 +307,7 @@ func runCell(ctx context.Context, dir string, sc *scenarios.Scenario, roles Role
 	}
 	res, err := experiment.Run(ctx, loaded, experiment.Options{
 		ResultsRoot: dir, Toxiproxy: opts.Toxiproxy, Command: opts.Command, Version: opts.Version, Loadgen: opts.Loadgen,
+		Parallel: parallel,
 	})
 	if res != nil {
 		cr.RunDir = filepath.Base(res.Dir)

@@ -299,13 +299,16 @@ phases:
 		ResultsRoot: root, PhaseDuration: 500 * time.Millisecond,
 		// Under -race on a busy machine the send lag says nothing about 100 ms effects.
 		Loadgen: []loadgen.Opt{loadgen.WithLagLimit(time.Second)},
+		// Each cell's two configurations side by side, the cells one after another: -race costs
+		// several times the CPU the default's request budget assumes.
+		Parallel: 2,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	sw := res.Sweep
-	if len(sw.Cells) != 4 || sw.Partial {
-		t.Fatalf("%d cells (partial %v), want 4", len(sw.Cells), sw.Partial)
+	if len(sw.Cells) != 4 || sw.Partial || sw.Parallel != 2 {
+		t.Fatalf("%d cells (partial %v, parallel %d), want 4 (parallel 2)", len(sw.Cells), sw.Partial, sw.Parallel)
 	}
 	if sw.Grid.Sizes[0] != 2 || sw.Grid.Fractions[0] != 0.3 {
 		t.Errorf("grid not sorted: %+v", sw.Grid)

@@ -25,6 +25,7 @@ type sweepOptions struct {
 	Out           string
 	Toxiproxy     string
 	LagLimit      time.Duration
+	Parallel      int
 	// Report is a sweep folder to re-report instead of running a sweep.
 	Report string
 }
@@ -83,6 +84,7 @@ folder's sweep.json, with the verdicts recomputed.`,
 	f.StringVarP(&o.Out, "out", "o", experiment.DefaultResultsRoot, "folder to create the sweep folder in")
 	f.StringVar(&o.Toxiproxy, "toxiproxy", "", "use an external toxiproxy-server at this API URL instead of the embedded one")
 	f.DurationVar(&o.LagLimit, "lag-limit", sweep.DefaultLagLimit, "send lag p99 above which a cell's run is invalid")
+	f.IntVar(&o.Parallel, "parallel", 0, "configuration runs at once across cells (default: as many as the cores hold at the grid's highest rate; 1: one after another)")
 	f.StringVar(&o.Report, "report", "", "regenerate sweep.md and the heatmaps of this sweep folder instead of running a sweep")
 	return cmd
 }
@@ -116,6 +118,9 @@ func runSweep(cmd *cobra.Command, o *sweepOptions) error {
 	if o.PhaseDuration <= 0 {
 		return fmt.Errorf("--phase-duration: must be > 0, got %v", o.PhaseDuration)
 	}
+	if cmd.Flags().Changed("parallel") && o.Parallel <= 0 {
+		return fmt.Errorf("--parallel: must be > 0, got %d", o.Parallel)
+	}
 	if o.LagLimit <= 0 {
 		return fmt.Errorf("--lag-limit: must be > 0, got %v", o.LagLimit)
 	}
@@ -128,6 +133,7 @@ func runSweep(cmd *cobra.Command, o *sweepOptions) error {
 		Command:       "bulkhead " + strings.Join(os.Args[1:], " "),
 		Version:       version,
 		LagLimit:      o.LagLimit,
+		Parallel:      o.Parallel,
 	})
 	if res == nil {
 		return err
