@@ -44,8 +44,9 @@ fault phase of --phase-duration each), runs it into its own run folder inside a 
 results/<timestamp>-sweep-<scenario>/, and analyses it. It then writes sweep.json, heatmaps of the
 unaffected endpoint's success rate and p99 and of the affected endpoint's success throughput
 (shared | split | comparison, one figure per rate), and sweep.md saying per rate where isolation
-starts to matter and where it costs more than it saves. Cells run one after the other; one line
-is printed per cell. Ctrl-C stops the running cell and reports the cells that ran.
+starts to matter and where it costs more than it saves. Cells run side by side as far as the
+cores' request budget allows (--parallel); one line is printed per cell as it ends. Ctrl-C stops
+the running cells and reports the cells that ran.
 
 A scenario file may carry the default grid in a sweep: block (sizes, fractions, rates,
 phase_duration); each flag given overrides its part.
