@@ -4,6 +4,13 @@
 // it. The built-in sample service running in this process is one Starter (BuiltIn); an external
 // process or a remote URL is another implementation of the same two interfaces, added without
 // touching the runner.
+//
+// How the other kinds fit: a command target's Starter runs the user's command (under the
+// process supervisor), passing Spec.Addr and every Spec.Dependencies address (as flags or
+// environment variables), waits for its readiness check, and returns a Target whose Resources
+// scrape its metrics and whose Close stops the process; a URL target's Starter checks the URL
+// answers and returns a Target whose Close does nothing. The runner chooses the Starter
+// (experiment.Options.Target) and needs nothing else from either.
 package target
 
 import (
