@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bulkheadlab/bulkhead/faults"
 	"github.com/bulkheadlab/bulkhead/loadgen"
 	"github.com/bulkheadlab/bulkhead/scenarios"
 )
@@ -131,7 +132,7 @@ func TestPlanResolvesFaults(t *testing.T) {
 	}
 	for _, ph := range p.Manifest.Phases {
 		if ph.Name == "latency" {
-			if len(ph.Faults) != 1 || ph.Faults[0].Latency != 450*time.Millisecond || ph.Faults[0].Dependency != "A" {
+			if l, ok := ph.Faults[0].Params.(*faults.Latency); len(ph.Faults) != 1 || !ok || l.Latency != 450*time.Millisecond || ph.Faults[0].Dependency != "A" {
 				t.Fatalf("latency phase faults %+v, want A +450ms", ph.Faults)
 			}
 			return

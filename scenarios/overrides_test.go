@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bulkheadlab/bulkhead/faults"
 )
 
 // Override applies the command line's changes, validates the result, and leaves the scenario
@@ -109,7 +111,13 @@ func TestOverriddenScenarioRoundTrips(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if back.Duration() != s.Duration() || back.Repetitions != 2 || back.Endpoints[0].Rate != 30 || back.Phases[3].Faults[0].Latency != 450*time.Millisecond {
-		t.Errorf("loaded back: %v, %d repetitions, %g/s, latency %v", back.Duration(), back.Repetitions, back.Endpoints[0].Rate, back.Phases[3].Faults[0].Latency)
+	latency := func(sc *Scenario) time.Duration {
+		if l, ok := sc.Phases[3].Faults[0].Params.(*faults.Latency); ok {
+			return l.Latency
+		}
+		return 0
+	}
+	if back.Duration() != s.Duration() || back.Repetitions != 2 || back.Endpoints[0].Rate != 30 || latency(back) != 450*time.Millisecond {
+		t.Errorf("loaded back: %v, %d repetitions, %g/s, latency %v", back.Duration(), back.Repetitions, back.Endpoints[0].Rate, latency(back))
 	}
 }
