@@ -194,8 +194,9 @@ func TestDefaultParallel(t *testing.T) {
 		want  int
 	}{
 		{"hypothesis (100/s) on 2 cores: both configurations at once", plansOf(hyp), 2, 2},
-		{"three repetitions: all six at once", plansOf(hyp3), 2, 6},
-		{"one core holds four", plansOf(hyp3), 1, 4},
+		{"three repetitions: three of the six at once", plansOf(hyp3), 2, 3},
+		{"one core holds one", plansOf(hyp3), 1, 1},
+		{"eight cores hold all six", plansOf(hyp3), 8, 6},
 		{"2000/s per configuration exceeds the budget: one at a time", plansOf(fast), 2, 1},
 		{"partners measures its worker goroutines: one at a time", plansOf(open(t, "partners")), 2, 1},
 		{"nothing to run", nil, 2, 1},
