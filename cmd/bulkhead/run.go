@@ -120,6 +120,9 @@ func runRun(cmd *cobra.Command, o *runOptions) error {
 	}
 	if !res.Valid {
 		fmt.Fprintf(out, "run is NOT valid:\n  %s\n", strings.Join(res.Invalid, "\n  "))
+		if res.Parallel > 1 {
+			fmt.Fprintf(out, "  (%d configuration runs shared this process's CPU; --parallel 1 runs them one at a time)\n", res.Parallel)
+		}
 	}
 	if o.NoReport {
 		fmt.Fprintf(out, "raw results in %s (report with: bulkhead report %s)\n", res.Dir, res.Dir)
