@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -25,6 +26,10 @@ type req struct {
 	pool, dep   string
 	reason      string
 	withHeaders bool
+	// lag is the send lag: the result's scheduled offset is t - lag (0: sent on time); noSched
+	// leaves the scheduled offset out, as raw files of another tool would.
+	lag     time.Duration
+	noSched bool
 }
 
 // prof describes an endpoint's requests in one phase: a constant rate, successes at lat, and a
@@ -181,7 +186,9 @@ func writeRaw(t testing.TB, path, endpoint string, reqs []req) {
 func resultHeaders(r req) http.Header {
 	h := http.Header{}
 	h.Set(outcome.HeaderClass, r.class)
-	h.Set(outcome.HeaderScheduled, "0")
+	if !r.noSched {
+		h.Set(outcome.HeaderScheduled, strconv.FormatInt(int64(r.t-r.lag), 10))
+	}
 	if r.class == "ok" {
 		h.Set(outcome.HeaderOutcome, outcome.OK)
 		return h

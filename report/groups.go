@@ -234,7 +234,7 @@ func (g *grouper) add(path string, recs []record) bool {
 
 // finish computes the group's per-phase statistics and timeline into c and drops the members'
 // timelines.
-func (g *grouper) finish(c *Configuration, outs []kind, nb int, bucket time.Duration, s *scratch) {
+func (g *grouper) finish(c *Configuration, outs []kind, spans [][2]time.Duration, s *scratch) {
 	if g == nil {
 		return
 	}
@@ -243,12 +243,7 @@ func (g *grouper) finish(c *Configuration, outs []kind, nb int, bucket time.Dura
 		ph := &c.Phases[i]
 		ph.Endpoints[g.name] = computeStats(span(g.recs, int64(ph.start), int64(ph.end)), outs, ph.end-ph.start, s)
 	}
-	buckets := make([]Bucket, nb)
-	for b := range nb {
-		from := time.Duration(b) * bucket
-		buckets[b] = computeBucket(from.Seconds(), span(g.recs, int64(from), int64(from+bucket)), outs, bucket, s)
-	}
-	c.Timeline[g.name] = buckets
+	c.Timeline[g.name] = timelineOf(g.recs, spans, outs, s)
 	for m := range g.members {
 		delete(c.Timeline, m)
 	}

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -112,12 +114,15 @@ func classify(r *rundir.Sent) string {
 }
 
 // readRecords streams one raw file into records (sorted by send offset), interning outcomes into
-// tab. It holds only the records, never the results.
-func readRecords(path string, started time.Time, tab *outcomeTable) ([]record, error) {
+// tab. It holds only the records, never the results. A record's send lag is its send offset
+// minus its scheduled offset (outcome.HeaderScheduled) on the attack's own clock, which started
+// skew after started; a result without a readable schedule gets lagUnknown.
+func readRecords(path string, started time.Time, skew time.Duration, tab *outcomeTable) ([]record, error) {
 	var recs []record
 	err := rundir.ScanRaw(path, func(r *rundir.Sent) error {
 		o := newOutcome(classify(r), r.Pool, r.Reason, r.Dependency)
-		recs = append(recs, record{t: int64(r.Timestamp.Sub(started)), lat: int64(r.Latency), key: tab.key(o)})
+		t := r.Timestamp.Sub(started)
+		recs = append(recs, record{t: int64(t), lat: int64(r.Latency), key: tab.key(o), lag: lagOf(r.Scheduled, t-skew)})
 		return nil
 	})
 	if err != nil {
@@ -129,8 +134,9 @@ func readRecords(path string, started time.Time, tab *outcomeTable) ([]record, e
 
 // readAll reads the raw files of every endpoint at once, up to GOMAXPROCS files at a time (the
 // decoding is most of a report's time), each into its own outcome table, then re-keys every
-// record into tab. It returns one record slice per path, in the order of paths.
-func readAll(paths []string, started time.Time, tab *outcomeTable) ([][]record, error) {
+// record into tab. skews[i] is the start skew of path i's attack (see readRecords). It returns
+// one record slice per path, in the order of paths.
+func readAll(paths []string, skews []time.Duration, started time.Time, tab *outcomeTable) ([][]record, error) {
 	out := make([][]record, len(paths))
 	tabs := make([]outcomeTable, len(paths))
 	errs := make([]error, len(paths))
@@ -142,7 +148,7 @@ func readAll(paths []string, started time.Time, tab *outcomeTable) ([][]record, 
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			out[i], errs[i] = readRecords(p, started, &tabs[i])
+			out[i], errs[i] = readRecords(p, started, skews[i], &tabs[i])
 		}()
 	}
 	wg.Wait()
@@ -159,6 +165,20 @@ func readAll(paths []string, started time.Time, tab *outcomeTable) ([][]record, 
 		}
 	}
 	return out, nil
+}
+
+// lagOf returns the send lag of a result scheduled at offset sched (outcome.HeaderScheduled, ns)
+// and sent at offset sent on its attack's clock, in µs (clamped to [0, 35 min]), or lagUnknown
+// when sched is missing or unreadable.
+func lagOf(sched string, sent time.Duration) int32 {
+	if sched == "" {
+		return lagUnknown
+	}
+	at, err := strconv.ParseInt(sched, 10, 64)
+	if err != nil {
+		return lagUnknown
+	}
+	return int32(min(max(int64(sent)-at, 0)/1e3, math.MaxInt32))
 }
 
 // loadConfiguration reads one configuration folder and computes its statistics, timeline and
@@ -238,17 +258,17 @@ func loadConfiguration(runDir, name string, bucket time.Duration) (*Configuratio
 	// Buckets cover the declared time line, but never more of it than the run lived: the manifest's
 	// end, or (a killed run has none) the last request sent. A 10,000 h scenario stopped after 4 s
 	// gets 4 buckets, not 36 million.
-	nb := int((end + bucket - 1) / bucket)
 	lived := time.Duration(0)
 	if !m.Ended.IsZero() && m.Ended.After(m.Started) {
 		lived = m.Ended.Sub(m.Started)
 	}
-	nbLived := int((lived + bucket - 1) / bucket)
 	var tab outcomeTable
 	var s scratch
 	attr := newAttribution(c, svc)
 	rawPaths := make([]string, len(m.Endpoints))
+	skews := make([]time.Duration, len(m.Endpoints))
 	for i, e := range m.Endpoints {
+		skews[i] = e.StartSkew
 		raw := e.RawFile
 		if raw == "" {
 			raw = filepath.Join(rundir.RawDir, rundir.RawFileName(e.Path))
@@ -257,7 +277,7 @@ func loadConfiguration(runDir, name string, bucket time.Duration) (*Configuratio
 			return nil, fmt.Errorf("configuration %s endpoint %s: raw file: %w", name, e.Path, err)
 		}
 	}
-	allRecs, err := readAll(rawPaths, m.Started, &tab)
+	allRecs, err := readAll(rawPaths, skews, m.Started, &tab)
 	if err != nil {
 		return nil, fmt.Errorf("configuration %s: %w", name, err)
 	}
@@ -278,29 +298,21 @@ func loadConfiguration(runDir, name string, bucket time.Duration) (*Configuratio
 			attr.add(i, e.Path, sl, tab.outs)
 		}
 		c.Outside += len(recs) - inPhases
-		n := nb
 		if len(recs) > 0 {
-			nbLived = max(nbLived, int(recs[len(recs)-1].t/int64(bucket))+1)
+			lived = max(lived, time.Duration(recs[len(recs)-1].t)+1)
 		}
-		n = min(n, nbLived)
-		buckets := make([]Bucket, n)
-		for b := range n {
-			from := time.Duration(b) * bucket
-			buckets[b] = computeBucket(from.Seconds(), span(recs, int64(from), int64(from+bucket)), tab.outs, bucket, &s)
-		}
-		c.Timeline[e.Path] = buckets
+		c.Timeline[e.Path] = timelineOf(recs, bucketSpans(c.Phases, end, bucket, lived), tab.outs, &s)
 		grp.add(e.Path, recs)
 	}
 	// Every endpoint's time line has the same length: the longest any of them lived.
-	nb = min(nb, nbLived)
+	spans := bucketSpans(c.Phases, end, bucket, lived)
 	for path, buckets := range c.Timeline {
-		for b := len(buckets); b < nb; b++ {
-			from := time.Duration(b) * bucket
-			buckets = append(buckets, computeBucket(from.Seconds(), nil, tab.outs, bucket, &s))
+		for _, sp := range spans[len(buckets):] {
+			buckets = append(buckets, computeBucket(sp[0].Seconds(), nil, tab.outs, sp[1]-sp[0], &s))
 		}
 		c.Timeline[path] = buckets
 	}
-	grp.finish(c, tab.outs, nb, bucket, &s)
+	grp.finish(c, tab.outs, spans, &s)
 	attr.finish()
 	return c, nil
 }

@@ -33,7 +33,7 @@ func analyze(runDir string, bucket time.Duration) (*Summary, error) {
 		return nil, err
 	}
 	s := &Summary{Scenario: run.Scenario, RunID: run.RunID, Description: run.Description, Command: run.Command,
-		Partial: run.Partial, Valid: true, BucketS: bucket.Seconds(), Thresholds: DefaultThresholds, dir: runDir}
+		Partial: run.Partial, Valid: true, BucketS: bucket.Seconds(), LatencyBinsMS: HistogramEdgesMS(), Thresholds: DefaultThresholds, dir: runDir}
 	for _, name := range run.Configurations {
 		why, err := missingConfiguration(runDir, name)
 		if err != nil {

@@ -13,6 +13,7 @@ type record struct {
 	t   int64  // send offset from the attack start, ns
 	lat int64  // latency, ns
 	key uint32 // index into the configuration's outcome table
+	lag int32  // send lag, µs (actual send offset - scheduled), lagUnknown without a schedule
 }
 
 // kind is one distinct combination of class and service outcome headers.
@@ -80,10 +81,10 @@ func latencyOf(sorted []int64) Latency {
 var curvePercentiles = []float64{0, 10, 25, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99, 100}
 
 // scratch holds reusable buffers so that computing many slices does not allocate per slice.
-type scratch struct{ all, ok, fail, rej []int64 }
+type scratch struct{ all, ok, fail, rej, lag []int64 }
 
 func (s *scratch) reset() {
-	s.all, s.ok, s.fail, s.rej = s.all[:0], s.ok[:0], s.fail[:0], s.rej[:0]
+	s.all, s.ok, s.fail, s.rej, s.lag = s.all[:0], s.ok[:0], s.fail[:0], s.rej[:0], s.lag[:0]
 }
 
 func countError(e *Errors, typ string) {
@@ -142,20 +143,28 @@ func computeStats(recs []record, outs []kind, dur time.Duration, s *scratch) *St
 	return st
 }
 
-// computeBucket computes the time-bucket figures of recs.
+// computeBucket computes the time-bucket figures of recs, which span width of the time line
+// from ts seconds.
 func computeBucket(ts float64, recs []record, outs []kind, width time.Duration, s *scratch) Bucket {
 	s.reset()
-	b := Bucket{TS: ts, Requests: len(recs)}
+	b := Bucket{TS: ts, WidthS: width.Seconds(), Requests: len(recs)}
 	for _, r := range recs {
 		o := outs[r.key]
 		s.all = append(s.all, r.lat)
+		if r.lag != lagUnknown {
+			s.lag = append(s.lag, int64(r.lag))
+		}
 		if o.success {
 			b.Successes++
+			s.ok = append(s.ok, r.lat)
 		} else {
 			countError(&b.Errors, o.typ)
+			s.fail = append(s.fail, r.lat)
 		}
 	}
-	slices.Sort(s.all)
+	for _, v := range [][]int64{s.all, s.ok, s.fail, s.lag} {
+		slices.Sort(v)
+	}
 	if b.Requests > 0 {
 		b.SuccessRate = float64(b.Successes) / float64(b.Requests)
 		b.ErrorRate = 1 - b.SuccessRate
@@ -163,7 +172,22 @@ func computeBucket(ts float64, recs []record, outs []kind, width time.Duration, 
 		b.P99MS = ms(quantile(s.all, 0.99))
 		b.MaxMS = ms(s.all[len(s.all)-1])
 	}
-	b.ThroughputRPS = float64(b.Successes) / width.Seconds()
+	if len(s.ok) > 0 {
+		b.SuccessP50MS, b.SuccessP99MS = ms(quantile(s.ok, 0.5)), ms(quantile(s.ok, 0.99))
+	}
+	if len(s.fail) > 0 {
+		b.FailureP50MS, b.FailureP99MS = ms(quantile(s.fail, 0.5)), ms(quantile(s.fail, 0.99))
+	}
+	if n := len(s.lag); n > 0 {
+		b.LagCount = n
+		b.LagP99MS = float64(quantile(s.lag, 0.99)) / 1e3
+		b.LagMaxMS = float64(s.lag[n-1]) / 1e3
+	}
+	b.SuccessHist, b.FailureHist = histOf(s.ok), histOf(s.fail)
+	if width > 0 {
+		b.ThroughputRPS = float64(b.Successes) / width.Seconds()
+		b.SentRPS = float64(b.Requests) / width.Seconds()
+	}
 	return b
 }
 

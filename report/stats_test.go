@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"reflect"
 	"testing"
 	"time"
 
@@ -140,23 +141,84 @@ func TestPhaseAssignmentAtBoundaries(t *testing.T) {
 func TestTimelineBuckets(t *testing.T) {
 	phases := []rundir.Phase{{Name: "p", Start: 0, End: 3 * time.Second}}
 	a := []req{
-		{t: 0, lat: 10 * ms_, class: "ok"},
-		{t: 999 * ms_, lat: 30 * ms_, class: "rejected:full"},
-		{t: 1000 * ms_, lat: 20 * ms_, class: "ok"},
+		{t: 0, lat: 10 * ms_, class: "ok", lag: 200 * time.Microsecond},
+		{t: 999 * ms_, lat: 30 * ms_, class: "rejected:full", lag: 3 * ms_},
+		{t: 1000 * ms_, lat: 20 * ms_, class: "ok", noSched: true},
 	}
 	tl := oneConfig(t, phases, a, nil).Timeline["/a"]
 	if len(tl) != 3 {
 		t.Fatalf("got %d buckets, want 3", len(tl))
 	}
+	// 10 ms falls in bin 20 (10 per decade from 0.1 ms), 20 ms in bin 23, 30 ms in bin 24.
 	want := []Bucket{
-		{TS: 0, Requests: 2, Successes: 1, SuccessRate: 0.5, ErrorRate: 0.5, P50MS: 10, P99MS: 30, MaxMS: 30, Errors: Errors{Rejected: 1}, ThroughputRPS: 1},
-		{TS: 1, Requests: 1, Successes: 1, SuccessRate: 1, P50MS: 20, P99MS: 20, MaxMS: 20, ThroughputRPS: 1},
-		{TS: 2},
+		{TS: 0, WidthS: 1, Requests: 2, Successes: 1, SuccessRate: 0.5, ErrorRate: 0.5, P50MS: 10, P99MS: 30, MaxMS: 30, Errors: Errors{Rejected: 1},
+			SuccessP50MS: 10, SuccessP99MS: 10, FailureP50MS: 30, FailureP99MS: 30, ThroughputRPS: 1, SentRPS: 2,
+			LagCount: 2, LagP99MS: 3, LagMaxMS: 3, SuccessHist: Hist{From: 20, Counts: []int{1}}, FailureHist: Hist{From: 24, Counts: []int{1}}},
+		{TS: 1, WidthS: 1, Requests: 1, Successes: 1, SuccessRate: 1, P50MS: 20, P99MS: 20, MaxMS: 20,
+			SuccessP50MS: 20, SuccessP99MS: 20, ThroughputRPS: 1, SentRPS: 1, SuccessHist: Hist{From: 23, Counts: []int{1}}},
+		{TS: 2, WidthS: 1},
 	}
 	for i := range want {
-		if tl[i] != want[i] {
-			t.Errorf("bucket %d = %+v, want %+v", i, tl[i], want[i])
+		if !reflect.DeepEqual(tl[i], want[i]) {
+			t.Errorf("bucket %d =\n%+v, want\n%+v", i, tl[i], want[i])
 		}
+	}
+}
+
+// Buckets never straddle a phase boundary: one that would is cut there, and the next starts at it.
+func TestBucketSpans(t *testing.T) {
+	s := time.Second
+	tests := []struct {
+		name   string
+		phases []Phase
+		end    time.Duration
+		limit  time.Duration // 0: end
+		want   [][2]time.Duration
+	}{
+		{"whole seconds", []Phase{{start: 0, end: 2 * s}, {start: 2 * s, end: 3 * s}}, 3 * s, 0,
+			[][2]time.Duration{{0, s}, {s, 2 * s}, {2 * s, 3 * s}}},
+		{"a boundary at 1.5 s cuts a bucket", []Phase{{start: 0, end: 1500 * ms_}, {start: 1500 * ms_, end: 3 * s}}, 3 * s, 0,
+			[][2]time.Duration{{0, s}, {s, 1500 * ms_}, {1500 * ms_, 2500 * ms_}, {2500 * ms_, 3 * s}}},
+		{"no phases", nil, 2 * s, 0, [][2]time.Duration{{0, s}, {s, 2 * s}}},
+		{"a run that lived 1.2 s of 10,000 h gets two buckets", []Phase{{start: 0, end: 10000 * time.Hour}}, 10000 * time.Hour, 1200 * ms_,
+			[][2]time.Duration{{0, s}, {s, 2 * s}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			limit := tt.limit
+			if limit == 0 {
+				limit = tt.end
+			}
+			if got := bucketSpans(tt.phases, tt.end, s, limit); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("bucketSpans = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestHistBin(t *testing.T) {
+	tests := []struct {
+		name string
+		lat  time.Duration
+		want int
+	}{
+		{"faster than the floor goes to bin 0", 10 * time.Microsecond, 0},
+		{"the floor itself", 100 * time.Microsecond, 0},
+		{"1 ms starts bin 10", ms_, 10},
+		{"150 ms", 150 * ms_, 31},
+		{"slower than 100 s goes to the last bin", 1000 * time.Second, histBins - 1},
+	}
+	edges := HistogramEdgesMS()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := histBin(int64(tt.lat))
+			if got != tt.want {
+				t.Errorf("histBin(%v) = %d, want %d", tt.lat, got, tt.want)
+			}
+			if v := ms(int64(tt.lat)); v >= edges[0] && v < edges[histBins] && (v < edges[got]*(1-1e-9) || v >= edges[got+1]) {
+				t.Errorf("%v ms outside its bin [%g, %g)", v, edges[got], edges[got+1])
+			}
+		})
 	}
 }
 

@@ -23,7 +23,9 @@ type Summary struct {
 	// no data to analyse: never started, or killed before their manifest was written.
 	Missing []string `json:"missing,omitempty"`
 	// BucketS is the width of the Timeline buckets in seconds.
-	BucketS        float64         `json:"bucket_s"`
+	BucketS float64 `json:"bucket_s"`
+	// LatencyBinsMS are the edges of the timeline's latency histogram bins (Bucket.SuccessHist).
+	LatencyBinsMS  []float64       `json:"latency_bins_ms"`
 	Thresholds     Thresholds      `json:"thresholds"`
 	Roles          Roles           `json:"roles"`
 	Configurations []Configuration `json:"configurations"`
@@ -189,18 +191,39 @@ type CurvePoint struct {
 	MS         float64 `json:"ms"`
 }
 
-// Bucket is one time bucket of one endpoint.
+// Bucket is one time bucket of one endpoint: the requests sent in [TS, TS+WidthS). Buckets are
+// BucketS wide except where a phase boundary cuts one short (see timeline.go).
 type Bucket struct {
-	TS            float64 `json:"t_s"` // bucket start, seconds since the attack start
-	Requests      int     `json:"requests"`
-	Successes     int     `json:"successes"`
-	SuccessRate   float64 `json:"success_rate"`
-	ErrorRate     float64 `json:"error_rate"`
-	P50MS         float64 `json:"p50_ms"`
-	P99MS         float64 `json:"p99_ms"`
-	MaxMS         float64 `json:"max_ms"`
-	Errors        Errors  `json:"errors"`
+	TS          float64 `json:"t_s"`     // bucket start, seconds since the attack start
+	WidthS      float64 `json:"width_s"` // bucket width, seconds
+	Requests    int     `json:"requests"`
+	Successes   int     `json:"successes"`
+	SuccessRate float64 `json:"success_rate"`
+	ErrorRate   float64 `json:"error_rate"`
+	// P50MS, P99MS and MaxMS are over every request, successes and failures alike.
+	P50MS  float64 `json:"p50_ms"`
+	P99MS  float64 `json:"p99_ms"`
+	MaxMS  float64 `json:"max_ms"`
+	Errors Errors  `json:"errors"`
+	// SuccessP50MS and SuccessP99MS are the latency of the successes alone (0 without any), so
+	// fast failures cannot lower them; FailureP50MS and FailureP99MS that of the failures.
+	SuccessP50MS float64 `json:"success_p50_ms"`
+	SuccessP99MS float64 `json:"success_p99_ms"`
+	FailureP50MS float64 `json:"failure_p50_ms"`
+	FailureP99MS float64 `json:"failure_p99_ms"`
+	// ThroughputRPS is successes, SentRPS requests sent, per second of the bucket.
 	ThroughputRPS float64 `json:"throughput_rps"`
+	SentRPS       float64 `json:"sent_rps"`
+	// LagCount requests of the bucket carried their scheduled send offset (X-Loadgen-Scheduled);
+	// LagP99MS and LagMaxMS are their send lag: actual send offset minus scheduled, on the
+	// attack's own clock (the manifest's start plus the endpoint's start skew).
+	LagCount int     `json:"lag_count"`
+	LagP99MS float64 `json:"lag_p99_ms"`
+	LagMaxMS float64 `json:"lag_max_ms"`
+	// SuccessHist and FailureHist count the successes' and the failures' latencies in the bins
+	// of Summary.LatencyBinsMS (log-scaled, 10 per decade from 0.1 ms to 100 s).
+	SuccessHist Hist `json:"success_hist"`
+	FailureHist Hist `json:"failure_hist"`
 }
 
 // Exhausted is one bounded resource's account over a phase.
