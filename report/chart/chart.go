@@ -15,10 +15,24 @@ type Series struct {
 	X, Y []float64
 }
 
-// Window is a span of the X axis to shade, such as a fault, with its label at the top.
+// Window is a span of the X axis, such as a phase, with its label at the top (a label may hold
+// several lines). It is shaded, as a fault, unless Plain: a plain window only marks its edges
+// and writes its label.
 type Window struct {
 	Start, End float64
 	Label      string
+	Plain      bool
+}
+
+// Density is a grid of counts drawn as coloured cells, such as a latency heatmap over time:
+// cell (i, j) spans [XEdges[i], XEdges[i+1]) x [YEdges[j], YEdges[j+1]) and holds Counts[i][j].
+// Cells of count <= 0 (or NaN) are left empty. Colours run along viridis on a log scale from 1
+// to the largest count of the whole figure (every panel shares it); the legend shows the scale
+// under Unit, such as "requests per cell".
+type Density struct {
+	XEdges, YEdges []float64
+	Counts         [][]float64
+	Unit           string
 }
 
 // Spec describes one chart (or one panel of Panels).
@@ -33,8 +47,10 @@ type Spec struct {
 	LogY bool
 	// Series are the data, drawn (or stacked, bottom first) in order.
 	Series []Series
-	// Windows are shaded behind the data, each with its label.
+	// Windows are shaded behind the data (unless Plain), each with its label.
 	Windows []Window
+	// Density, when not nil, is drawn as coloured cells behind the series (see Density).
+	Density *Density
 	// HLines are reference lines, such as a capacity, drawn dashed over the data: a series with Y
 	// but no X is a horizontal line at Y[0] across the chart; a series with both is drawn through
 	// its points.
@@ -90,6 +106,10 @@ var (
 	ErrBadPath = errors.New("empty output path")
 	// ErrDraw: the plotting library failed while drawing (a bug in this package).
 	ErrDraw = errors.New("drawing failed")
+	// ErrRagged: Grid was given rows of different lengths.
+	ErrRagged = errors.New("grid rows differ in length")
+	// ErrBadDensity: a Density's counts do not match its edges.
+	ErrBadDensity = errors.New("density counts do not match its edges")
 )
 
 // Lines draws each series of s as a line over time and writes path+".png" and path+".svg",
@@ -126,6 +146,42 @@ func Panels(path, title string, specs []Spec, kind Kind) error {
 	return drawFigure(path, title, specs, kind, w, DefaultHeightPx)
 }
 
+// Grid draws rows of panels under one title, all of the given kind: every panel shares one X
+// range, and the panels of a row share one Y range (every panel shares one when shareY). Rows
+// must have the same number of panels (ErrRagged). Series of the same name share a colour and
+// one legend entry across the grid. It writes path+".png" and path+".svg" like Lines; the image
+// is PanelWidthPx wide per column (at least DefaultWidthPx) and DefaultHeightPx high for one row,
+// GridRowPx more per further row.
+func Grid(path, title string, rows [][]Spec, kind Kind, shareY bool) error {
+	if len(rows) == 0 || len(rows[0]) == 0 {
+		return fmt.Errorf("chart %s: %w", path, ErrNoPanels)
+	}
+	for i, r := range rows {
+		if len(r) != len(rows[0]) {
+			return fmt.Errorf("chart %s: row %d has %d panels, row 0 %d: %w", path, i, len(r), len(rows[0]), ErrRagged)
+		}
+	}
+	w := max(DefaultWidthPx, PanelWidthPx*len(rows[0]))
+	if len(rows) == 1 && len(rows[0]) == 1 {
+		w = DefaultWidthPx
+	}
+	h := DefaultHeightPx + GridRowPx*(len(rows)-1)
+	if path == "" {
+		return ErrBadPath
+	}
+	fig, err := buildGrid(title, rows, kind, shareY)
+	if err != nil {
+		return fmt.Errorf("chart %s: %w", path, err)
+	}
+	if err := render(path, w, h, fig); err != nil {
+		return fmt.Errorf("chart %s: %w", path, err)
+	}
+	return nil
+}
+
+// GridRowPx is the height Grid adds per row after the first.
+const GridRowPx = 380
+
 func single(path string, s Spec, kind Kind) error {
 	title := s.Title
 	s.Title = ""
@@ -136,7 +192,7 @@ func drawFigure(path, title string, specs []Spec, kind Kind, wPx, hPx int) error
 	if path == "" {
 		return ErrBadPath
 	}
-	fig, err := build(title, specs, kind)
+	fig, err := buildGrid(title, [][]Spec{specs}, kind, false)
 	if err != nil {
 		return fmt.Errorf("chart %s: %w", path, err)
 	}
@@ -155,8 +211,12 @@ type prepared struct {
 	lines  []preparedLine // lines, or HLines with points
 	hlines []preparedLine // reference lines
 	bands  []band         // stacked areas
+	cells  []cell         // density cells with a count
 	ext    extent
 }
+
+// cell is one non-empty cell of a Density.
+type cell struct{ x0, x1, y0, y1, n float64 }
 
 // hasData reports whether the spec has any point to draw (reference lines do not count).
 func (pr prepared) hasData() bool {
@@ -170,7 +230,7 @@ func (pr prepared) hasData() bool {
 			return true
 		}
 	}
-	return false
+	return len(pr.cells) > 0
 }
 
 type preparedLine struct {
@@ -240,6 +300,27 @@ func prepare(s Spec, kind Kind) (prepared, error) {
 			return nines(p), true
 		}
 	}
+	if d := s.Density; d != nil {
+		if len(d.XEdges) < 2 || len(d.YEdges) < 2 || len(d.Counts) != len(d.XEdges)-1 {
+			return pr, fmt.Errorf("%d columns of counts for %d X edges: %w", len(d.Counts), len(d.XEdges), ErrBadDensity)
+		}
+		for i, col := range d.Counts {
+			if len(col) != len(d.YEdges)-1 {
+				return pr, fmt.Errorf("column %d has %d counts for %d Y edges: %w", i, len(col), len(d.YEdges), ErrBadDensity)
+			}
+			for j, n := range col {
+				x0, x1, y0, y1 := d.XEdges[i], d.XEdges[i+1], d.YEdges[j], d.YEdges[j+1]
+				if !(n > 0) || !finite(x0) || !finite(x1) || !finite(y0) || !finite(y1) {
+					continue
+				}
+				pr.cells = append(pr.cells, cell{x0, x1, y0, y1, n})
+				pr.ext.addX(x0)
+				pr.ext.addX(x1)
+				pr.ext.addY(y0)
+				pr.ext.addY(y1)
+			}
+		}
+	}
 	if kind == KindStacked {
 		pr.bands = stack(s.Series, &pr.ext)
 	} else {
@@ -297,9 +378,14 @@ func segments(sr Series, tx func(float64) (float64, bool), ext *extent) prepared
 	return l
 }
 
-// stack aligns the series on the union of their finite X values (a missing or non-finite Y
-// counting as 0) and returns one band per series, bottom first.
+// stack returns one band per series, bottom first. Series that all share the same X (a step
+// line, whose X repeats at each bucket edge, or NaN breaks between runs) are stacked point by
+// point, and a point where any series is NaN breaks every band there; otherwise the series are
+// aligned on the union of their finite X values, a missing or non-finite Y counting as 0.
 func stack(series []Series, ext *extent) []band {
+	if sameX(series) {
+		return stackPointwise(series, ext)
+	}
 	seen := map[float64]bool{}
 	var xs []float64
 	for _, sr := range series {
@@ -331,6 +417,65 @@ func stack(series []Series, ext *extent) []band {
 			base[j] = b.hi[j]
 			ext.addY(b.lo[j])
 			ext.addY(b.hi[j])
+		}
+		bands = append(bands, b)
+	}
+	return bands
+}
+
+// sameX reports whether at least two series share one X (NaN matching NaN) that repeats a value
+// or holds a NaN: the shape of step lines, which the union of X would flatten.
+func sameX(series []Series) bool {
+	if len(series) == 0 || len(series[0].X) == 0 {
+		return false
+	}
+	x0 := series[0].X
+	for _, sr := range series[1:] {
+		if len(sr.X) != len(x0) {
+			return false
+		}
+		for i, x := range sr.X {
+			if x != x0[i] && !(math.IsNaN(x) && math.IsNaN(x0[i])) {
+				return false
+			}
+		}
+	}
+	for i, x := range x0 {
+		if math.IsNaN(x) || (i > 0 && x == x0[i-1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// stackPointwise stacks series of one shared X point by point; a point where X or any Y is not
+// finite is NaN in every band (a gap).
+func stackPointwise(series []Series, ext *extent) []band {
+	xs := series[0].X
+	gap := make([]bool, len(xs))
+	for i, x := range xs {
+		gap[i] = !finite(x)
+		for _, sr := range series {
+			gap[i] = gap[i] || !finite(sr.Y[i])
+		}
+		if !gap[i] {
+			ext.addX(x)
+		}
+	}
+	base := make([]float64, len(xs))
+	bands := make([]band, 0, len(series))
+	for _, sr := range series {
+		b := band{name: sr.Name, xs: xs, lo: make([]float64, len(xs)), hi: make([]float64, len(xs))}
+		for i := range xs {
+			if gap[i] {
+				b.lo[i], b.hi[i] = math.NaN(), math.NaN()
+				continue
+			}
+			b.lo[i] = base[i]
+			b.hi[i] = base[i] + sr.Y[i]
+			base[i] = b.hi[i]
+			ext.addY(b.lo[i])
+			ext.addY(b.hi[i])
 		}
 		bands = append(bands, b)
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -19,10 +20,10 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-// figure is a title, one or more plots side by side, and one legend below them.
+// figure is a title, rows of plots, and one legend below them.
 type figure struct {
 	title  string
-	plots  []*plot.Plot
+	plots  [][]*plot.Plot
 	legend []legendEntry
 }
 
@@ -38,31 +39,58 @@ type axisRange struct {
 	xTicks, yTicks         plot.Ticker
 }
 
-// build turns specs into a figure of kind.
+// build turns specs into a figure of kind with one row of panels.
 func build(title string, specs []Spec, kind Kind) (*figure, error) {
+	return buildGrid(title, [][]Spec{specs}, kind, false)
+}
+
+// buildGrid turns rows of specs into a figure of kind: X shared by every panel, Y by the panels
+// of a row (of the whole grid when shareY).
+func buildGrid(title string, rows [][]Spec, kind Kind, shareY bool) (*figure, error) {
 	if kind < KindLines || kind > KindPercentiles {
 		return nil, fmt.Errorf("%w: %d", ErrBadKind, int(kind))
 	}
-	prs := make([]prepared, len(specs))
+	n := 0
+	for _, r := range rows {
+		n += len(r)
+	}
+	prs := make([][]prepared, len(rows))
+	var all []prepared
 	var names []string
-	for i, s := range specs {
-		pr, err := prepare(s, kind)
-		if err != nil {
-			if len(specs) > 1 {
-				return nil, fmt.Errorf("panel %d: %w", i, err)
+	top := 0.0 // the largest density count of the figure
+	for ri, row := range rows {
+		for _, s := range row {
+			pr, err := prepare(s, kind)
+			if err != nil {
+				if n > 1 {
+					return nil, fmt.Errorf("panel %d: %w", len(all), err)
+				}
+				return nil, err
 			}
-			return nil, err
-		}
-		prs[i] = pr
-		for _, sr := range s.Series {
-			names = append(names, sr.Name)
-		}
-		for _, sr := range s.HLines {
-			names = append(names, sr.Name)
+			prs[ri] = append(prs[ri], pr)
+			all = append(all, pr)
+			for _, sr := range s.Series {
+				names = append(names, sr.Name)
+			}
+			for _, sr := range s.HLines {
+				names = append(names, sr.Name)
+			}
+			for _, c := range pr.cells {
+				top = math.Max(top, c.n)
+			}
 		}
 	}
 	pal := newPalette(names)
-	r := ranges(prs, kind)
+	rowRange := make([]axisRange, len(rows))
+	whole := ranges(all, kind)
+	for ri := range rows {
+		rowRange[ri] = whole
+		if !shareY {
+			r := ranges(prs[ri], kind)
+			r.xmin, r.xmax, r.xTicks = whole.xmin, whole.xmax, whole.xTicks
+			rowRange[ri] = r
+		}
+	}
 
 	fig := &figure{title: title}
 	// The legend lists data first, reference lines last, each name once across panels.
@@ -77,55 +105,131 @@ func build(title string, specs []Spec, kind Kind) (*figure, error) {
 	}
 	addLegend := func(name string, th plot.Thumbnailer) { add(&fig.legend, name, th) }
 	addRef := func(name string, th plot.Thumbnailer) { add(&refs, name, th) }
-	for _, pr := range prs {
-		p := newPlot(pr.spec, kind, r)
-		if len(pr.spec.Windows) > 0 && kind != KindPercentiles {
-			p.Add(&windowShade{windows: pr.spec.Windows})
-		}
-		for _, b := range pr.bands {
-			c := pal.color(b.name)
-			bp := &bandPlot{
-				b:     b,
-				fill:  withAlpha(c, bandAlpha),
-				thumb: withAlpha(c, bandAlpha),
-				edge:  draw.LineStyle{Color: bandEdgeColor, Width: vg.Points(0.6)},
+	var unit string
+	for ri, row := range prs {
+		r := rowRange[ri]
+		var plots []*plot.Plot
+		for _, pr := range row {
+			p := newPlot(pr.spec, kind, r)
+			if len(pr.spec.Windows) > 0 && kind != KindPercentiles {
+				p.Add(&windowShade{windows: pr.spec.Windows})
 			}
-			p.Add(bp)
-			addLegend(b.name, bp)
-		}
-		// Reference lines go over stacked areas (which are opaque) but under lines: where a
-		// series reaches its capacity the series stays visible, and the dashes show elsewhere.
-		for _, l := range pr.hlines {
-			style := draw.LineStyle{Color: pal.color(l.name), Width: refLineWidth, Dashes: refDashes}
-			if l.horiz {
-				ll := &levelLine{level: l.level, logY: r.logY, style: style}
-				if finite(l.level) {
-					p.Add(ll)
+			if len(pr.cells) > 0 {
+				p.Add(&densityPlot{cells: pr.cells, top: top, logY: r.logY})
+				if unit == "" {
+					unit = pr.spec.Density.Unit
 				}
-				addRef(l.name, ll)
-				continue
 			}
-			lp := &linePlot{segs: l.segs, logY: r.logY, style: style}
-			p.Add(lp)
-			addRef(l.name, lp)
+			for _, b := range pr.bands {
+				c := pal.color(b.name)
+				bp := &bandPlot{
+					b:     b,
+					fill:  withAlpha(c, bandAlpha),
+					thumb: withAlpha(c, bandAlpha),
+					edge:  draw.LineStyle{Color: bandEdgeColor, Width: vg.Points(0.6)},
+				}
+				p.Add(bp)
+				addLegend(b.name, bp)
+			}
+			// Reference lines go over stacked areas (which are opaque) but under lines: where a
+			// series reaches its capacity the series stays visible, and the dashes show elsewhere.
+			for _, l := range pr.hlines {
+				style := draw.LineStyle{Color: pal.color(l.name), Width: refLineWidth, Dashes: refDashes}
+				if l.horiz {
+					ll := &levelLine{level: l.level, logY: r.logY, style: style}
+					if finite(l.level) {
+						p.Add(ll)
+					}
+					addRef(l.name, ll)
+					continue
+				}
+				lp := &linePlot{segs: l.segs, logY: r.logY, style: style}
+				p.Add(lp)
+				addRef(l.name, lp)
+			}
+			dashes := overlapDashes(pr.lines)
+			for i, l := range pr.lines {
+				lp := &linePlot{segs: l.segs, logY: r.logY, style: draw.LineStyle{
+					Color: pal.color(l.name), Width: widthFor(i, len(pr.lines)), Dashes: dashes[i],
+				}}
+				p.Add(lp)
+				addLegend(l.name, lp)
+			}
+			if !pr.hasData() {
+				p.Add(noData{style: textStyle(labelSize, draw.XCenter, draw.YCenter)})
+			}
+			if len(pr.spec.Windows) > 0 && kind != KindPercentiles {
+				p.Add(&windowLabels{windows: pr.spec.Windows, style: textStyle(windowSize, draw.XLeft, draw.YTop)})
+			}
+			plots = append(plots, p)
 		}
-		for i, l := range pr.lines {
-			lp := &linePlot{segs: l.segs, logY: r.logY, style: draw.LineStyle{
-				Color: pal.color(l.name), Width: widthFor(i, len(pr.lines)), Dashes: dashesFor(l.name),
-			}}
-			p.Add(lp)
-			addLegend(l.name, lp)
+		fig.plots = append(fig.plots, plots)
+	}
+	if top > 0 {
+		// The density's colour scale: 1, then each power of ten, then the largest count.
+		if unit == "" {
+			unit = "count per cell"
 		}
-		if !pr.hasData() {
-			p.Add(noData{style: textStyle(labelSize, draw.XCenter, draw.YCenter)})
+		steps := []float64{1}
+		for v := 10.0; v < top; v *= 10 {
+			steps = append(steps, v)
 		}
-		if len(pr.spec.Windows) > 0 && kind != KindPercentiles {
-			p.Add(&windowLabels{windows: pr.spec.Windows, style: textStyle(windowSize, draw.XLeft, draw.YTop)})
+		if top > 1 {
+			steps = append(steps, top)
 		}
-		fig.plots = append(fig.plots, p)
+		for i, v := range steps {
+			name := formatNumber(v)
+			if i == len(steps)-1 {
+				name += " " + unit
+			}
+			addLegend(name, swatch{fill: densityColor(v, top)})
+		}
 	}
 	fig.legend = append(fig.legend, refs...)
 	return fig, nil
+}
+
+// overlapPatterns are the dash patterns given, in turn, to lines drawn over an earlier line.
+var overlapPatterns = [][]vg.Length{
+	{vg.Points(8), vg.Points(5)},
+	{vg.Points(2), vg.Points(3)},
+	{vg.Points(10), vg.Points(3), vg.Points(2), vg.Points(3)},
+}
+
+// overlapDashes returns the dash pattern of each line: its name's (dashesFor), or, for a line
+// without one that runs over an earlier line of the panel (a quarter or more of its points in
+// common), the next of overlapPatterns, so the earlier line shows through the gaps instead of
+// being hidden.
+func overlapDashes(lines []preparedLine) [][]vg.Length {
+	out := make([][]vg.Length, len(lines))
+	pts := make([]map[xy]bool, len(lines))
+	k := 0
+	for i, l := range lines {
+		out[i] = dashesFor(l.name)
+		pts[i] = map[xy]bool{}
+		for _, seg := range l.segs {
+			for _, p := range seg {
+				pts[i][p] = true
+			}
+		}
+		if out[i] != nil || len(pts[i]) == 0 {
+			continue
+		}
+		for j := range i {
+			common := 0
+			for p := range pts[i] {
+				if pts[j][p] {
+					common++
+				}
+			}
+			if 4*common >= len(pts[i]) {
+				out[i] = overlapPatterns[k%len(overlapPatterns)]
+				k++
+				break
+			}
+		}
+	}
+	return out
 }
 
 // widthFor returns the width of line i of n: lines drawn earlier are a little wider, so a line
@@ -185,7 +289,7 @@ func ranges(prs []prepared, kind Kind) axisRange {
 	var r axisRange
 	var fixed bool
 	var flo, fhi float64
-	windows := false
+	windows := 0 // lines of the longest window label
 	for _, pr := range prs {
 		ext.union(pr.ext)
 		if kind != KindStacked && (pr.spec.LogY || kind == KindPercentiles) {
@@ -198,8 +302,10 @@ func ranges(prs []prepared, kind Kind) axisRange {
 			fixed = true
 			flo, fhi = math.Min(flo, pr.spec.YMin), math.Max(fhi, pr.spec.YMax)
 		}
-		if len(pr.spec.Windows) > 0 && kind != KindPercentiles {
-			windows = true
+		if kind != KindPercentiles {
+			for _, w := range pr.spec.Windows {
+				windows = max(windows, 1+strings.Count(w.Label, "\n"))
+			}
 		}
 	}
 
@@ -224,8 +330,8 @@ func ranges(prs []prepared, kind Kind) axisRange {
 
 	// Y. Headroom above the data keeps the top line off the frame and clear of window labels.
 	head := 0.05
-	if windows {
-		head = 0.12
+	if windows > 0 {
+		head = 0.05 + 0.07*float64(windows)
 	}
 	if r.logY {
 		r.yTicks = logTicks{}
@@ -397,10 +503,12 @@ func (f *figure) draw(c draw.Canvas) {
 	if h := f.drawLegend(c); h > 0 {
 		c.Min.Y += h + vg.Points(4)
 	}
-	tiles := draw.Tiles{Rows: 1, Cols: len(f.plots), PadX: vg.Points(18)}
-	canvases := plot.Align([][]*plot.Plot{f.plots}, tiles, c)
-	for i, p := range f.plots {
-		p.Draw(canvases[0][i])
+	tiles := draw.Tiles{Rows: len(f.plots), Cols: len(f.plots[0]), PadX: vg.Points(18), PadY: vg.Points(10)}
+	canvases := plot.Align(f.plots, tiles, c)
+	for r, row := range f.plots {
+		for i, p := range row {
+			p.Draw(canvases[r][i])
+		}
 	}
 }
 

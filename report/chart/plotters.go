@@ -2,6 +2,7 @@ package chart
 
 import (
 	"image/color"
+	"math"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/text"
@@ -76,27 +77,40 @@ type bandPlot struct {
 }
 
 func (b *bandPlot) Plot(c draw.Canvas, plt *plot.Plot) {
-	n := len(b.b.xs)
-	if n == 0 {
-		return
+	// Draw each run of finite points (NaN points are gaps) as its own area.
+	start := -1
+	for i := 0; i <= len(b.b.xs); i++ {
+		ok := i < len(b.b.xs) && finite(b.b.xs[i]) && finite(b.b.hi[i]) && finite(b.b.lo[i])
+		switch {
+		case ok && start < 0:
+			start = i
+		case !ok && start >= 0:
+			b.plotRun(c, plt, start, i)
+			start = -1
+		}
 	}
+}
+
+// plotRun fills the band's points [from, to).
+func (b *bandPlot) plotRun(c draw.Canvas, plt *plot.Plot, from, to int) {
+	n := to - from
 	trX, trY := plt.Transforms(&c)
 	if n == 1 {
 		// One time bucket: a bar as wide as a few points, so the value is still visible.
-		x := trX(b.b.xs[0])
+		x := trX(b.b.xs[from])
 		w := vg.Points(4)
-		pts := []vg.Point{{X: x - w, Y: trY(b.b.lo[0])}, {X: x + w, Y: trY(b.b.lo[0])}, {X: x + w, Y: trY(b.b.hi[0])}, {X: x - w, Y: trY(b.b.hi[0])}}
+		pts := []vg.Point{{X: x - w, Y: trY(b.b.lo[from])}, {X: x + w, Y: trY(b.b.lo[from])}, {X: x + w, Y: trY(b.b.hi[from])}, {X: x - w, Y: trY(b.b.hi[from])}}
 		c.FillPolygon(b.fill, c.ClipPolygonXY(pts))
 		return
 	}
 	pts := make([]vg.Point, 0, 2*n)
 	top := make([]vg.Point, 0, n)
-	for i := range n {
+	for i := from; i < to; i++ {
 		p := vg.Point{X: trX(b.b.xs[i]), Y: trY(b.b.hi[i])}
 		pts = append(pts, p)
 		top = append(top, p)
 	}
-	for i := n - 1; i >= 0; i-- {
+	for i := to - 1; i >= from; i-- {
 		pts = append(pts, vg.Point{X: trX(b.b.xs[i]), Y: trY(b.b.lo[i])})
 	}
 	c.FillPolygon(b.fill, c.ClipPolygonXY(pts))
@@ -116,7 +130,7 @@ func (w *windowShade) Plot(c draw.Canvas, plt *plot.Plot) {
 	trX, _ := plt.Transforms(&c)
 	for _, win := range w.windows {
 		x0, x1, ok := windowSpan(c, trX, win)
-		if !ok {
+		if !ok || win.Plain {
 			continue
 		}
 		c.FillPolygon(windowFill, []vg.Point{
@@ -197,4 +211,40 @@ type noData struct{ style text.Style }
 
 func (n noData) Plot(c draw.Canvas, _ *plot.Plot) {
 	c.FillText(n.style, c.Center(), "no data")
+}
+
+// densityPlot draws the non-empty cells of a Density, coloured by count on a log scale from 1
+// to top.
+type densityPlot struct {
+	cells []cell
+	top   float64
+	logY  bool
+}
+
+func (d *densityPlot) Plot(c draw.Canvas, plt *plot.Plot) {
+	trX, trY := plt.Transforms(&c)
+	for _, cl := range d.cells {
+		x0, x1 := trX(cl.x0), trX(cl.x1)
+		y0, y1 := trY(floorY(plt, d.logY, cl.y0)), trY(floorY(plt, d.logY, cl.y1))
+		pts := []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}}
+		c.FillPolygon(densityColor(cl.n, d.top), c.ClipPolygonXY(pts))
+	}
+}
+
+// densityColor maps a count n >= 1 to viridis on a log scale from 1 to top.
+func densityColor(n, top float64) color.NRGBA {
+	t := 1.0
+	if top > 1 {
+		t = math.Log(math.Max(n, 1)) / math.Log(top)
+	}
+	return ramp(viridis, t)
+}
+
+// swatch is a legend entry filled with one colour: a step of a density's colour scale.
+type swatch struct{ fill color.Color }
+
+func (s swatch) Thumbnail(c *draw.Canvas) {
+	c.FillPolygon(s.fill, []vg.Point{
+		{X: c.Min.X, Y: c.Min.Y}, {X: c.Max.X, Y: c.Min.Y}, {X: c.Max.X, Y: c.Max.Y}, {X: c.Min.X, Y: c.Max.Y},
+	})
 }
