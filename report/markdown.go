@@ -39,11 +39,6 @@ func rate1(st *Stats) string {
 	return v
 }
 
-// plotRef embeds a plot's PNG with a link to its SVG (the vector one, for documents).
-func plotRef(title, file string) string {
-	return fmt.Sprintf("### %s\n\n![%s](plots/%s.png)\n\n[SVG](plots/%s.svg)\n\n", title, title, file, file)
-}
-
 func holdsMark(p Prediction) string {
 	switch p.Verdict {
 	case VerdictHolds:
@@ -238,7 +233,7 @@ func (s *Summary) markdown(jobs []plotJob) string {
 		w("## Plots\n\n")
 		w("Each figure is a PNG; the SVG link under it is the same figure as vectors, with its fonts embedded.\n\n")
 		for _, j := range jobs {
-			b.WriteString(plotRef(j.title, j.file))
+			b.WriteString(j.ref())
 		}
 	}
 
@@ -413,7 +408,7 @@ func compareMarkdown(sums []*Summary, jobs []plotJob) string {
 	}
 	w("\n")
 	for _, j := range jobs {
-		b.WriteString(plotRef(j.title, j.file))
+		b.WriteString(j.ref())
 	}
 	return b.String()
 }

@@ -7,15 +7,34 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/bulkheadlab/bulkhead/faults"
 	"github.com/bulkheadlab/bulkhead/report/chart"
 	"github.com/bulkheadlab/bulkhead/rundir"
 )
 
-// plotJob is one figure: its file name inside plots/ (without extension), its caption, and how to
-// draw it.
+// plotJob is one figure as data: its file name inside plots/ (without extension), its caption,
+// a sentence on how to read it, and the rows of panels it draws (chart.Grid). Every series is
+// taken from the Summary (its timeline buckets, phases and resources), the same analysis as the
+// tables, so a test can compare what a figure draws with summary.json.
 type plotJob struct {
-	file, title string
-	draw        func(path string) error
+	file, title, about string
+	rows               [][]chart.Spec
+	kind               chart.Kind
+	shareY             bool
+}
+
+// draw writes the job's figure to path (.png and .svg).
+func (j plotJob) draw(path string) error {
+	return chart.Grid(path, j.title, j.rows, j.kind, j.shareY)
+}
+
+// ref is the job's entry in report.md: caption, how to read it, the PNG and a link to the SVG.
+func (j plotJob) ref() string {
+	about := ""
+	if j.about != "" {
+		about = j.about + "\n\n"
+	}
+	return fmt.Sprintf("### %s\n\n%s![%s](plots/%s.png)\n\n[SVG](plots/%s.svg)\n\n", j.title, about, j.title, j.file, j.file)
 }
 
 // drawAll draws every job into dir, stopping at the first error.
@@ -31,30 +50,47 @@ func drawAll(dir string, jobs []plotJob) error {
 // slug turns an endpoint path into a file-name part ("/a" -> "a").
 func slug(path string) string { return strings.TrimSuffix(rundir.RawFileName(path), ".json") }
 
-// windows shades every phase that has faults. A time line without any fault (its phases change
-// the load instead, such as a webhook burst) shades every phase after the first, labelled with
-// its name, so the plots still show where the phases begin.
+// windows marks every phase of c on the time axis with its name: a phase with faults is shaded
+// and names its faults on a second line; a phase without is only outlined (Plain). A reader can
+// so match every time plot with the tables, which are organised by phase.
 func windows(c *Configuration) []chart.Window {
 	var ws []chart.Window
-	if len(faultedDeps(c)) == 0 {
-		for i, ph := range c.Phases {
-			if i > 0 {
-				ws = append(ws, chart.Window{Start: ph.StartS, End: ph.EndS, Label: "phase " + ph.Name})
-			}
-		}
-		return ws
-	}
 	for _, ph := range c.Phases {
-		if len(ph.Faults) == 0 {
-			continue
-		}
+		w := chart.Window{Start: ph.StartS, End: ph.EndS, Label: ph.Name, Plain: len(ph.Faults) == 0}
 		var d []string
 		for _, f := range ph.Faults {
-			d = append(d, f.String())
+			d = append(d, shortFault(f))
 		}
-		ws = append(ws, chart.Window{Start: ph.StartS, End: ph.EndS, Label: strings.Join(d, ", ")})
+		if len(d) > 0 {
+			w.Label += "\n" + strings.Join(d, ", ")
+		}
+		ws = append(ws, w)
 	}
 	return ws
+}
+
+// shortFault writes a fault for a window label, short enough for a narrow window: its
+// dependency, then a latency as "+450ms" and any other type by name and amounts ("A reset",
+// "B bandwidth 64 KB/s"), then "upstream" and the share of connections when not every one.
+func shortFault(f faults.Fault) string {
+	var amount string
+	if f.Params != nil {
+		amount = f.Params.String()
+	}
+	s := f.Dependency + " " + f.Type
+	switch {
+	case f.Type == "latency" && amount != "":
+		s = f.Dependency + " +" + amount
+	case amount != "":
+		s += " " + amount
+	}
+	if f.Direction == faults.Upstream {
+		s += " upstream"
+	}
+	if f.Toxicity != 0 && f.Toxicity != 1 {
+		s += fmt.Sprintf(" (%g%%)", 100*f.Toxicity)
+	}
+	return s
 }
 
 func endpointPaths(c *Configuration) []string {
@@ -68,156 +104,301 @@ func endpointPaths(c *Configuration) []string {
 	return ps
 }
 
-// timeSeries extracts one figure of a timeline as a series, X at the bucket middle.
-func timeSeries(name string, bs []Bucket, width float64, f func(Bucket) float64) chart.Series {
-	s := chart.Series{Name: name}
-	for _, b := range bs {
-		if b.Requests == 0 {
-			continue
-		}
-		s.X = append(s.X, b.TS+width/2)
-		s.Y = append(s.Y, f(b))
+// bucketWidth returns b's width: WidthS, or w for a bucket written before buckets had one.
+func bucketWidth(b Bucket, w float64) float64 {
+	if b.WidthS > 0 {
+		return b.WidthS
 	}
-	return s
+	return w
 }
 
 // stepSeries extracts one figure of a timeline as a step line: each bucket's value held flat
-// across the bucket [start, start+width), so a change shows in the bucket where it happened
-// rather than sloping back into the one before (a fault starting at 5 s no longer seems to
-// start at 4.5 s). Buckets without requests break the line.
+// across the bucket [start, end), so a change shows in the bucket where it happened rather than
+// sloping back into the one before (a fault starting at 5 s never seems to start at 4.5 s), and
+// buckets never straddle a phase boundary (timeline.go). A bucket without requests, or whose
+// value is NaN (no success to take a latency of), breaks the line; so does a gap between buckets.
+// Series of one timeline share their X wherever the breaks are the same, which lets chart stack
+// them point by point.
 func stepSeries(name string, bs []Bucket, width float64, f func(Bucket) float64) chart.Series {
 	s := chart.Series{Name: name}
-	for i, b := range bs {
-		if b.Requests == 0 {
-			if len(s.X) > 0 && !math.IsNaN(s.Y[len(s.Y)-1]) {
-				s.X = append(s.X, b.TS)
-				s.Y = append(s.Y, math.NaN())
-			}
-			continue
-		}
-		if i > 0 && bs[i-1].Requests > 0 && bs[i-1].TS+width < b.TS {
-			// A gap in the timeline (a missing bucket): break the line.
-			s.X = append(s.X, b.TS)
+	brk := func(x float64) {
+		if len(s.X) > 0 && !math.IsNaN(s.Y[len(s.Y)-1]) {
+			s.X = append(s.X, x)
 			s.Y = append(s.Y, math.NaN())
 		}
-		y := f(b)
-		s.X = append(s.X, b.TS, b.TS+width)
+	}
+	end := math.NaN()
+	for _, b := range bs {
+		w := bucketWidth(b, width)
+		y := math.NaN()
+		if b.Requests > 0 {
+			y = f(b)
+		}
+		if math.IsNaN(y) {
+			brk(b.TS)
+			end = b.TS + w
+			continue
+		}
+		if !math.IsNaN(end) && end < b.TS-1e-9 {
+			brk(b.TS) // a missing bucket
+		}
+		s.X = append(s.X, b.TS, b.TS+w)
 		s.Y = append(s.Y, y, y)
+		end = b.TS + w
 	}
 	return s
 }
 
-// plotJobs lists the figures of one run: per configuration latency, outcomes and resources over
-// time; the configurations side by side; a percentile curve per endpoint.
+// orNaN returns v, or NaN when n is 0 (a figure of no requests, such as the latency of the
+// successes of a bucket without any).
+func orNaN(n int, v float64) float64 {
+	if n == 0 {
+		return math.NaN()
+	}
+	return v
+}
+
+// plotJobs lists the figures of one run: per configuration latency (successes and failures
+// apart), outcomes, throughput, a latency heatmap, send lag and resources over time; the
+// configurations side by side; a percentile curve per endpoint.
 func (s *Summary) plotJobs() []plotJob {
 	var jobs []plotJob
-	w := s.BucketS
 	for i := range s.Configurations {
 		c := &s.Configurations[i]
-		jobs = append(jobs, plotJob{file: c.Name + "-latency", title: c.Name + ": p50 and p99 latency over time",
-			draw: func(path string) error {
-				spec := chart.Spec{Title: c.Name + ": latency per endpoint (p50, p99 of every request, failures included)", YLabel: "latency (ms)", LogY: true, Windows: windows(c)}
-				for _, ep := range endpointPaths(c) {
-					spec.Series = append(spec.Series,
-						stepSeries(ep+" p50", c.Timeline[ep], w, func(b Bucket) float64 { return b.P50MS }),
-						stepSeries(ep+" p99", c.Timeline[ep], w, func(b Bucket) float64 { return b.P99MS }))
-				}
-				spec.HLines = []chart.Series{{Name: "client timeout", Y: []float64{c.ClientTimeoutMS}}}
-				return chart.Lines(path, spec)
-			}})
-		// The panels share one Y range, so when the endpoints' rates differ by more than
-		// shareFrom a slow endpoint's failures would be a sliver: draw shares of each endpoint's
-		// requests instead.
-		shares := rateSpread(c) > shareFrom
-		outTitle, outLabel := c.Name+": outcomes over time (stacked, per endpoint)", "requests per second"
-		if shares {
-			outTitle, outLabel = c.Name+": outcomes over time (stacked share of each endpoint's requests)", "share of requests"
-		}
-		jobs = append(jobs, plotJob{file: c.Name + "-outcomes", title: outTitle,
-			draw: func(path string) error {
-				var specs []chart.Spec
-				for _, ep := range endpointPaths(c) {
-					bs := c.Timeline[ep]
-					per := func(n func(Bucket) int) func(Bucket) float64 {
-						if shares {
-							return func(b Bucket) float64 { return float64(n(b)) / float64(b.Requests) }
-						}
-						return func(b Bucket) float64 { return float64(n(b)) / w }
-					}
-					specs = append(specs, chart.Spec{Title: ep, YLabel: outLabel, Windows: windows(c), Series: []chart.Series{
-						timeSeries("success", bs, w, per(func(b Bucket) int { return b.Successes })),
-						timeSeries("timeout", bs, w, per(func(b Bucket) int { return b.Errors.Timeout })),
-						timeSeries("rejected", bs, w, per(func(b Bucket) int { return b.Errors.Rejected })),
-						timeSeries("upstream", bs, w, per(func(b Bucket) int { return b.Errors.Upstream })),
-						timeSeries("connection/other", bs, w, per(func(b Bucket) int { return b.Errors.Connection + b.Errors.Other })),
-					}})
-				}
-				return chart.Panels(path, outTitle, specs, chart.KindStacked)
-			}})
+		jobs = append(jobs, s.latencyJob(c), s.outcomesJob(c), s.throughputJob(c), s.heatmapJob(c), s.lagJob(c))
 		if res := resourceSeries(c); len(res.Series) > 0 {
-			jobs = append(jobs, plotJob{file: c.Name + "-resources", title: c.Name + ": pool occupancy and queue depth against capacity",
-				draw: func(path string) error { return chart.Lines(path, res) }})
+			title := res.Title
+			res.Title = ""
+			jobs = append(jobs, plotJob{file: c.Name + "-resources", title: title, kind: chart.KindLines, rows: [][]chart.Spec{{res}},
+				about: "Each bounded resource's occupancy at the samples of resources.csv, against its capacity (dashed). A resource whose series equals another's is drawn once and named after both."})
 		}
 	}
 	groups := firstOfEachConfig(s.Configurations)
 	if len(groups) > 1 {
-		focus := "every endpoint"
-		if len(s.Roles.Unaffected) > 0 {
-			focus = "unaffected: " + strings.Join(s.Roles.Unaffected, ", ")
-		}
-		var names []string
-		for _, c := range groups {
-			names = append(names, c.Name)
-		}
-		versus := strings.Join(names, " vs ")
-		side := func(file, what, ylabel string, logY bool, f func(Bucket) float64) plotJob {
-			return plotJob{file: file, title: fmt.Sprintf("%s per configuration, side by side (%s)", what, focus),
-				draw: func(path string) error {
-					var specs []chart.Spec
-					for _, c := range groups {
-						title := c.Name
-						if c.Mode != "" && c.Mode != c.Name {
-							title += " (" + c.Mode + ")"
-						}
-						spec := chart.Spec{Title: title, YLabel: ylabel, LogY: logY, Windows: windows(c)}
-						for _, ep := range endpointPaths(c) {
-							spec.Series = append(spec.Series, stepSeries(ep, c.Timeline[ep], w, f))
-						}
-						specs = append(specs, spec)
-					}
-					return chart.Panels(path, fmt.Sprintf("%s, %s (%s)", what, versus, focus), specs, chart.KindLines)
-				}}
-		}
-		jobs = append(jobs,
-			side("compare-p99", "p99 latency", "p99 latency (ms)", true, func(b Bucket) float64 { return b.P99MS }),
-			side("compare-success", "success rate", "success rate", false, func(b Bucket) float64 { return b.SuccessRate }))
+		jobs = append(jobs, s.sideBySide(groups)...)
 	}
 	if len(s.Configurations) > 0 {
 		for _, ep := range endpointPaths(&s.Configurations[0]) {
-			jobs = append(jobs, plotJob{file: "percentiles-" + slug(ep), title: ep + ": latency distribution per phase",
-				draw: func(path string) error {
-					var specs []chart.Spec
-					for _, c := range groups {
-						spec := chart.Spec{Title: c.Name}
-						for _, ph := range c.Phases {
-							st := ph.Endpoints[ep]
-							if st == nil || len(st.curve) == 0 {
-								continue
-							}
-							sr := chart.Series{Name: ph.Name}
-							for _, p := range st.curve {
-								sr.X = append(sr.X, p.Percentile)
-								sr.Y = append(sr.Y, p.MS)
-							}
-							spec.Series = append(spec.Series, sr)
-						}
-						specs = append(specs, spec)
+			var specs []chart.Spec
+			for _, c := range groups {
+				spec := chart.Spec{Title: c.Name}
+				for _, ph := range c.Phases {
+					st := ph.Endpoints[ep]
+					if st == nil || len(st.curve) == 0 {
+						continue
 					}
-					return chart.Panels(path, ep+": latency distribution per phase", specs, chart.KindPercentiles)
-				}})
+					sr := chart.Series{Name: ph.Name}
+					for _, p := range st.curve {
+						sr.X = append(sr.X, p.Percentile)
+						sr.Y = append(sr.Y, p.MS)
+					}
+					spec.Series = append(spec.Series, sr)
+				}
+				specs = append(specs, spec)
+			}
+			jobs = append(jobs, plotJob{file: "percentiles-" + slug(ep), title: ep + ": latency distribution per phase",
+				kind: chart.KindPercentiles, rows: [][]chart.Spec{specs},
+				about: "Every request of the phase, successes and failures alike, on a nines axis: the tail gets as much room as the median."})
 		}
 	}
 	return jobs
+}
+
+// latencyJob draws the latency of the successes over time, and below it, on the same axis, that
+// of the failures: a fast rejection lowers neither line of the successes, so an outage can never
+// look like a speed-up.
+func (s *Summary) latencyJob(c *Configuration) plotJob {
+	w := s.BucketS
+	ok := chart.Spec{Title: "successes", YLabel: "latency (ms)", LogY: true, Windows: windows(c)}
+	bad := chart.Spec{Title: "failures (rejections, timeouts, errors)", YLabel: "latency (ms)", LogY: true, Windows: windows(c), Empty: "no failures"}
+	for _, ep := range endpointPaths(c) {
+		bs := c.Timeline[ep]
+		ok.Series = append(ok.Series,
+			stepSeries(ep+" p50", bs, w, func(b Bucket) float64 { return orNaN(b.Successes, b.SuccessP50MS) }),
+			stepSeries(ep+" p99", bs, w, func(b Bucket) float64 { return orNaN(b.Successes, b.SuccessP99MS) }))
+		bad.Series = append(bad.Series,
+			stepSeries(ep+" p50", bs, w, func(b Bucket) float64 { return orNaN(b.Requests-b.Successes, b.FailureP50MS) }),
+			stepSeries(ep+" p99", bs, w, func(b Bucket) float64 { return orNaN(b.Requests-b.Successes, b.FailureP99MS) }))
+	}
+	timeout := []chart.Series{{Name: "client timeout", Y: []float64{c.ClientTimeoutMS}}}
+	ok.HLines, bad.HLines = timeout, timeout
+	return plotJob{file: c.Name + "-latency", title: c.Name + ": latency of successes and of failures over time",
+		kind: chart.KindLines, shareY: true, rows: [][]chart.Spec{{ok}, {bad}},
+		about: "Top: p50 (dashed) and p99 of the successful requests of each bucket. Bottom, on the same axis: p50 and p99 of the failed ones (how fast they failed; how many did is in the outcomes plot). A gap means no such request in that bucket."}
+}
+
+// outcomesJob stacks each endpoint's outcomes per bucket as steps.
+func (s *Summary) outcomesJob(c *Configuration) plotJob {
+	w := s.BucketS
+	// The panels share one Y range, so when the endpoints' rates differ by more than shareFrom a
+	// slow endpoint's failures would be a sliver: draw shares of each endpoint's requests instead.
+	shares := rateSpread(c) > shareFrom
+	title, label := c.Name+": outcomes over time (stacked, per endpoint)", "requests per second"
+	if shares {
+		title, label = c.Name+": outcomes over time (stacked share of each endpoint's requests)", "share of requests"
+	}
+	var specs []chart.Spec
+	for _, ep := range endpointPaths(c) {
+		bs := c.Timeline[ep]
+		per := func(n func(Bucket) int) func(Bucket) float64 {
+			if shares {
+				return func(b Bucket) float64 { return float64(n(b)) / float64(b.Requests) }
+			}
+			return func(b Bucket) float64 { return float64(n(b)) / bucketWidth(b, w) }
+		}
+		specs = append(specs, chart.Spec{Title: ep, YLabel: label, Windows: windows(c), Series: outcomeSeries(bs, w, per)})
+	}
+	return plotJob{file: c.Name + "-outcomes", title: title, kind: chart.KindStacked, rows: [][]chart.Spec{specs},
+		about: "Each bucket's requests by outcome, by send time, held flat across the bucket; buckets end at every phase boundary."}
+}
+
+// outcomeNames are the bands of the outcome plots, bottom first.
+var outcomeNames = []string{"success", "timeout", "rejected", "upstream", "connection/other"}
+
+// outcomeSeries returns one step series per outcome (outcomeNames), valued by per.
+func outcomeSeries(bs []Bucket, w float64, per func(func(Bucket) int) func(Bucket) float64) []chart.Series {
+	counts := []func(Bucket) int{
+		func(b Bucket) int { return b.Successes },
+		func(b Bucket) int { return b.Errors.Timeout },
+		func(b Bucket) int { return b.Errors.Rejected },
+		func(b Bucket) int { return b.Errors.Upstream },
+		func(b Bucket) int { return b.Errors.Connection + b.Errors.Other },
+	}
+	out := make([]chart.Series, len(counts))
+	for i, n := range counts {
+		out[i] = stepSeries(outcomeNames[i], bs, w, per(n))
+	}
+	return out
+}
+
+// throughputJob draws, per endpoint, the requests sent and the successful ones per second.
+func (s *Summary) throughputJob(c *Configuration) plotJob {
+	w := s.BucketS
+	var specs []chart.Spec
+	for _, ep := range endpointPaths(c) {
+		bs := c.Timeline[ep]
+		specs = append(specs, chart.Spec{Title: ep, YLabel: "requests per second", Windows: windows(c), Series: []chart.Series{
+			stepSeries("success", bs, w, func(b Bucket) float64 { return b.ThroughputRPS }),
+			stepSeries("sent", bs, w, func(b Bucket) float64 { return b.SentRPS }),
+		}})
+	}
+	return plotJob{file: c.Name + "-throughput", title: c.Name + ": sent vs successful requests per second", kind: chart.KindLines,
+		rows:  [][]chart.Spec{specs},
+		about: "Requests sent per second (dashed where it runs over the successes) and successful ones, both by send time: the space between them is the failures."}
+}
+
+// heatmapJob draws, per endpoint, how many requests fell in each latency bin of each bucket, the
+// successes on top and the failures below (Grafana's and vegeta's latency heatmap).
+func (s *Summary) heatmapJob(c *Configuration) plotJob {
+	edges := s.LatencyBinsMS
+	if len(edges) == 0 {
+		edges = HistogramEdgesMS()
+	}
+	var ok, bad []chart.Spec
+	timeout := []chart.Series{{Name: "client timeout", Y: []float64{c.ClientTimeoutMS}}}
+	for _, ep := range endpointPaths(c) {
+		bs := c.Timeline[ep]
+		okD := &chart.Density{YEdges: edges, Unit: "requests per bucket and bin"}
+		badD := &chart.Density{YEdges: edges, Unit: "requests per bucket and bin"}
+		for i, b := range bs {
+			if i == 0 || math.Abs(okD.XEdges[len(okD.XEdges)-1]-b.TS) > 1e-9 {
+				okD.XEdges = append(okD.XEdges, b.TS)
+				badD.XEdges = append(badD.XEdges, b.TS)
+				if i > 0 { // a missing bucket: an empty column
+					okD.Counts = append(okD.Counts, make([]float64, len(edges)-1))
+					badD.Counts = append(badD.Counts, make([]float64, len(edges)-1))
+				}
+			}
+			end := b.TS + bucketWidth(b, s.BucketS)
+			okD.XEdges = append(okD.XEdges, end)
+			badD.XEdges = append(badD.XEdges, end)
+			okD.Counts = append(okD.Counts, histColumn(b.SuccessHist, len(edges)-1))
+			badD.Counts = append(badD.Counts, histColumn(b.FailureHist, len(edges)-1))
+		}
+		if len(bs) == 0 {
+			okD, badD = nil, nil
+		}
+		ok = append(ok, chart.Spec{Title: ep + " successes", YLabel: "latency (ms)", LogY: true, Windows: windows(c), Density: okD, HLines: timeout})
+		bad = append(bad, chart.Spec{Title: ep + " failures", YLabel: "latency (ms)", LogY: true, Windows: windows(c), Density: badD, HLines: timeout, Empty: "no failures"})
+	}
+	return plotJob{file: c.Name + "-latency-heatmap", title: c.Name + ": latency heatmap over time", kind: chart.KindLines, shareY: true,
+		rows:  [][]chart.Spec{ok, bad},
+		about: "How many requests of each bucket fell in each latency bin (10 per decade, log colour scale shared by every panel): successes on top, failures below."}
+}
+
+// histColumn expands h into n bins.
+func histColumn(h Hist, n int) []float64 {
+	col := make([]float64, n)
+	for i := range col {
+		col[i] = float64(h.At(i))
+	}
+	return col
+}
+
+// lagJob draws the load generator's send lag over time against the bound the run's validity is
+// judged by, with each endpoint's p99 over the run: the figure that rule compares.
+func (s *Summary) lagJob(c *Configuration) plotJob {
+	w := s.BucketS
+	limit := c.LagLimitMS
+	if limit == 0 {
+		limit = 1 // manifests before the limit was recorded held the 1 ms default
+	}
+	spec := chart.Spec{YLabel: "send lag (ms)", LogY: true, Windows: windows(c)}
+	runP99 := map[string]float64{}
+	for _, e := range c.Endpoints {
+		runP99[e.Path] = e.LagP99MS
+	}
+	for _, g := range c.EndpointGroups {
+		runP99[g.Name] = g.LagP99MS
+	}
+	for _, ep := range endpointPaths(c) {
+		bs := c.Timeline[ep]
+		spec.Series = append(spec.Series,
+			stepSeries(ep+" maximum", bs, w, func(b Bucket) float64 { return orNaN(b.LagCount, b.LagMaxMS) }),
+			stepSeries(ep+" p50", bs, w, func(b Bucket) float64 { return orNaN(b.LagCount, b.LagP50MS) }))
+		if v, ok := runP99[ep]; ok && v > 0 {
+			spec.HLines = append(spec.HLines, chart.Series{Name: fmt.Sprintf("%s p99 over the run: %.2f ms", ep, v), Y: []float64{v}})
+		}
+	}
+	spec.HLines = append(spec.HLines, chart.Series{Name: fmt.Sprintf("validity bound on that p99: %g ms", limit), Y: []float64{limit}})
+	return plotJob{file: c.Name + "-send-lag", title: c.Name + ": load generator send lag over time", kind: chart.KindLines,
+		rows:  [][]chart.Spec{{spec}},
+		about: "Per bucket, the median (dashed) and the largest send lag: actual send time minus scheduled send time (X-Loadgen-Scheduled). The run is valid while each endpoint's p99 over the whole run (its thin dashed line) stays under the bound; a bucket whose maximum rises above it shows when the generator fell behind."}
+}
+
+// sideBySide draws the unaffected endpoints' p99 (successes) and success rate, one panel per
+// configuration.
+func (s *Summary) sideBySide(groups []*Configuration) []plotJob {
+	w := s.BucketS
+	focus := "every endpoint"
+	if len(s.Roles.Unaffected) > 0 {
+		focus = "unaffected: " + strings.Join(s.Roles.Unaffected, ", ")
+	}
+	var names []string
+	for _, c := range groups {
+		names = append(names, c.Name)
+	}
+	versus := strings.Join(names, " vs ")
+	side := func(file, what, ylabel string, logY bool, f func(Bucket) float64) plotJob {
+		var specs []chart.Spec
+		for _, c := range groups {
+			title := c.Name
+			if c.Mode != "" && c.Mode != c.Name {
+				title += " (" + c.Mode + ")"
+			}
+			spec := chart.Spec{Title: title, YLabel: ylabel, LogY: logY, Windows: windows(c)}
+			for _, ep := range endpointPaths(c) {
+				spec.Series = append(spec.Series, stepSeries(ep, c.Timeline[ep], w, f))
+			}
+			specs = append(specs, spec)
+		}
+		return plotJob{file: file, title: fmt.Sprintf("%s, %s (%s)", what, versus, focus), kind: chart.KindLines, rows: [][]chart.Spec{specs},
+			about: "One panel per configuration on shared axes; an endpoint drawn over another is dashed, so both stay visible where they coincide."}
+	}
+	return []plotJob{
+		side("compare-p99", "p99 latency of successes", "p99 of successes (ms)", true, func(b Bucket) float64 { return orNaN(b.Successes, b.SuccessP99MS) }),
+		side("compare-success", "success rate", "success rate", false, func(b Bucket) float64 { return b.SuccessRate }),
+	}
 }
 
 // firstOfEachConfig returns the first repetition of each configuration.
@@ -261,9 +442,10 @@ func rateSpread(c *Configuration) float64 {
 }
 
 // resourceSeries plots every pool and queue (and any other bounded resource) over time with its
-// capacity as a dashed line. Pools and queues are drawn last, over the other resources (the calls
-// in flight to a dependency often equal its pool's occupancy and would hide it); a pool and the
-// calls to its dependency of the same capacity share one capacity line.
+// capacity as a dashed line. Pools and queues are drawn last, over the other resources; a
+// resource whose series is identical to a pool's or queue's (the calls in flight to a dependency
+// often equal its pool's occupancy) is not drawn again but named with it ("pool:A (= calls:A)");
+// a pool and the calls to its dependency of the same capacity share one capacity line.
 func resourceSeries(c *Configuration) chart.Spec {
 	spec := chart.Spec{Title: c.Name + ": resources in use against capacity", YLabel: "in use (slots, queued, connections)", Windows: windows(c)}
 	idx := map[string]int{}
@@ -307,6 +489,7 @@ func resourceSeries(c *Configuration) chart.Spec {
 		}
 		return -1
 	})
+	spec.Series = mergeIdentical(spec.Series, top)
 	// One capacity line per capacity and member: pool:A and calls:A of 5 slots are one line,
 	// named (and so coloured) after the pool; unrelated resources keep their own line.
 	type capKey struct {
@@ -346,34 +529,62 @@ func resourceSeries(c *Configuration) chart.Spec {
 	return spec
 }
 
-// compareJobs lays several runs side by side: per run, the unaffected endpoint's p99 and success
-// rate over time with one series per configuration.
+// mergeIdentical drops every series whose points equal those of a later series for which keep
+// is true, and names that one after both ("pool:A (= calls:A)"): two identical lines would
+// otherwise draw as one, the lower one hidden.
+func mergeIdentical(series []chart.Series, keep func(string) bool) []chart.Series {
+	var out []chart.Series
+	drop := make([]bool, len(series))
+	alias := make([][]string, len(series))
+	for i, a := range series {
+		if keep(a.Name) {
+			continue
+		}
+		for j := len(series) - 1; j >= 0; j-- {
+			if b := series[j]; j != i && keep(b.Name) && slices.Equal(a.X, b.X) && slices.Equal(a.Y, b.Y) {
+				drop[i] = true
+				alias[j] = append(alias[j], a.Name)
+				break
+			}
+		}
+	}
+	for i, sr := range series {
+		if drop[i] {
+			continue
+		}
+		if len(alias[i]) > 0 {
+			sr.Name += " (= " + strings.Join(alias[i], ", ") + ")"
+		}
+		out = append(out, sr)
+	}
+	return out
+}
+
+// compareJobs lays several runs side by side: per run, the unaffected endpoint's p99 of
+// successes and success rate over time with one series per configuration.
 func compareJobs(sums []*Summary) []plotJob {
 	side := func(file, what, ylabel string, logY bool, f func(Bucket) float64) plotJob {
-		return plotJob{file: file, title: what + " of the unaffected endpoint, per run",
-			draw: func(path string) error {
-				var specs []chart.Spec
-				for _, s := range sums {
-					spec := chart.Spec{Title: s.RunID, YLabel: ylabel, LogY: logY}
-					eps := s.Roles.Unaffected
-					for _, c := range firstOfEachConfig(s.Configurations) {
-						if len(eps) == 0 {
-							eps = endpointPaths(c)
-						}
-						if len(spec.Windows) == 0 {
-							spec.Windows = windows(c)
-						}
-						for _, ep := range eps {
-							spec.Series = append(spec.Series, stepSeries(c.Name+" "+ep, c.Timeline[ep], s.BucketS, f))
-						}
-					}
-					specs = append(specs, spec)
+		var specs []chart.Spec
+		for _, s := range sums {
+			spec := chart.Spec{Title: s.RunID, YLabel: ylabel, LogY: logY}
+			eps := s.Roles.Unaffected
+			for _, c := range firstOfEachConfig(s.Configurations) {
+				if len(eps) == 0 {
+					eps = endpointPaths(c)
 				}
-				return chart.Panels(path, what+" of the unaffected endpoint, per run", specs, chart.KindLines)
-			}}
+				if len(spec.Windows) == 0 {
+					spec.Windows = windows(c)
+				}
+				for _, ep := range eps {
+					spec.Series = append(spec.Series, stepSeries(c.Name+" "+ep, c.Timeline[ep], s.BucketS, f))
+				}
+			}
+			specs = append(specs, spec)
+		}
+		return plotJob{file: file, title: what + " of the unaffected endpoint, per run", kind: chart.KindLines, rows: [][]chart.Spec{specs}}
 	}
 	return []plotJob{
-		side("compare-runs-p99", "p99 latency", "p99 latency (ms)", true, func(b Bucket) float64 { return b.P99MS }),
+		side("compare-runs-p99", "p99 latency of successes", "p99 of successes (ms)", true, func(b Bucket) float64 { return orNaN(b.Successes, b.SuccessP99MS) }),
 		side("compare-runs-success", "success rate", "success rate", false, func(b Bucket) float64 { return b.SuccessRate }),
 	}
 }

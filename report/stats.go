@@ -180,7 +180,7 @@ func computeBucket(ts float64, recs []record, outs []kind, width time.Duration, 
 	}
 	if n := len(s.lag); n > 0 {
 		b.LagCount = n
-		b.LagP99MS = float64(quantile(s.lag, 0.99)) / 1e3
+		b.LagP50MS = float64(quantile(s.lag, 0.5)) / 1e3
 		b.LagMaxMS = float64(s.lag[n-1]) / 1e3
 	}
 	b.SuccessHist, b.FailureHist = histOf(s.ok), histOf(s.fail)

@@ -153,7 +153,7 @@ func TestTimelineBuckets(t *testing.T) {
 	want := []Bucket{
 		{TS: 0, WidthS: 1, Requests: 2, Successes: 1, SuccessRate: 0.5, ErrorRate: 0.5, P50MS: 10, P99MS: 30, MaxMS: 30, Errors: Errors{Rejected: 1},
 			SuccessP50MS: 10, SuccessP99MS: 10, FailureP50MS: 30, FailureP99MS: 30, ThroughputRPS: 1, SentRPS: 2,
-			LagCount: 2, LagP99MS: 3, LagMaxMS: 3, SuccessHist: Hist{From: 20, Counts: []int{1}}, FailureHist: Hist{From: 24, Counts: []int{1}}},
+			LagCount: 2, LagP50MS: 0.2, LagMaxMS: 3, SuccessHist: Hist{From: 20, Counts: []int{1}}, FailureHist: Hist{From: 24, Counts: []int{1}}},
 		{TS: 1, WidthS: 1, Requests: 1, Successes: 1, SuccessRate: 1, P50MS: 20, P99MS: 20, MaxMS: 20,
 			SuccessP50MS: 20, SuccessP99MS: 20, ThroughputRPS: 1, SentRPS: 1, SuccessHist: Hist{From: 23, Counts: []int{1}}},
 		{TS: 2, WidthS: 1},

@@ -215,10 +215,12 @@ type Bucket struct {
 	ThroughputRPS float64 `json:"throughput_rps"`
 	SentRPS       float64 `json:"sent_rps"`
 	// LagCount requests of the bucket carried their scheduled send offset (X-Loadgen-Scheduled);
-	// LagP99MS and LagMaxMS are their send lag: actual send offset minus scheduled, on the
-	// attack's own clock (the manifest's start plus the endpoint's start skew).
+	// LagP50MS and LagMaxMS are the median and the largest of their send lag: actual send offset
+	// minus scheduled, on the attack's own clock (the manifest's start plus the endpoint's start
+	// skew). (A bucket's p99 would be its maximum below 100 requests: the run's p99, which the
+	// validity rule bounds, is EndpointRun.LagP99MS.)
 	LagCount int     `json:"lag_count"`
-	LagP99MS float64 `json:"lag_p99_ms"`
+	LagP50MS float64 `json:"lag_p50_ms"`
 	LagMaxMS float64 `json:"lag_max_ms"`
 	// SuccessHist and FailureHist count the successes' and the failures' latencies in the bins
 	// of Summary.LatencyBinsMS (log-scaled, 10 per decade from 0.1 ms to 100 s).

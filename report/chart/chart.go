@@ -51,6 +51,9 @@ type Spec struct {
 	Windows []Window
 	// Density, when not nil, is drawn as coloured cells behind the series (see Density).
 	Density *Density
+	// Empty is written in the middle of a panel without data ("no data" when empty), such as
+	// "no failures".
+	Empty string
 	// HLines are reference lines, such as a capacity, drawn dashed over the data: a series with Y
 	// but no X is a horizontal line at Y[0] across the chart; a series with both is drawn through
 	// its points.

@@ -156,7 +156,7 @@ func buildGrid(title string, rows [][]Spec, kind Kind, shareY bool) (*figure, er
 				addLegend(l.name, lp)
 			}
 			if !pr.hasData() {
-				p.Add(noData{style: textStyle(labelSize, draw.XCenter, draw.YCenter)})
+				p.Add(noData{text: pr.spec.Empty, style: textStyle(labelSize, draw.XCenter, draw.YCenter)})
 			}
 			if len(pr.spec.Windows) > 0 && kind != KindPercentiles {
 				p.Add(&windowLabels{windows: pr.spec.Windows, style: textStyle(windowSize, draw.XLeft, draw.YTop)})
@@ -337,7 +337,9 @@ func ranges(prs []prepared, kind Kind) axisRange {
 		r.yTicks = logTicks{}
 		floor := 1.0
 		if finite(ext.minPos) {
-			floor = math.Pow10(int(math.Floor(math.Log10(ext.minPos))))
+			// The decade below the smallest value, but at least a factor 1.5 below it, so a line
+			// at the smallest value never lies on the axis itself.
+			floor = math.Min(math.Pow10(int(math.Floor(math.Log10(ext.minPos)))), ext.minPos/1.5)
 		}
 		lo, hi := floor, ext.ymax
 		if fixed {

@@ -3,6 +3,7 @@ package chart
 import (
 	"image/color"
 	"math"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/text"
@@ -141,7 +142,9 @@ func (w *windowShade) Plot(c draw.Canvas, plt *plot.Plot) {
 
 // windowLabels marks each window's edges and writes its label at the top of its span, over the
 // data, so both stay visible above opaque stacked areas; the label sits on a light backing so
-// lines crossing it do not make it unreadable.
+// lines crossing it do not make it unreadable. A label line wider than its window is cut short
+// with an ellipsis (a line that cannot keep one letter is dropped), so labels never run into
+// their neighbours and always fit the headroom ranges reserves for them.
 type windowLabels struct {
 	windows []Window
 	style   text.Style
@@ -151,7 +154,6 @@ func (w *windowLabels) Plot(c draw.Canvas, plt *plot.Plot) {
 	trX, _ := plt.Transforms(&c)
 	pad := vg.Points(3)
 	edge := draw.LineStyle{Color: windowOverlayEdge, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
-	var rowEnds []vg.Length // right end of the last label on each row
 	for _, win := range w.windows {
 		x0, x1, ok := windowSpan(c, trX, win)
 		if !ok {
@@ -162,31 +164,43 @@ func (w *windowLabels) Plot(c draw.Canvas, plt *plot.Plot) {
 				c.StrokeLine2(edge, x, c.Min.Y, x, c.Max.Y)
 			}
 		}
-		if win.Label == "" {
+		var lines []string
+		room := x1 - x0 - 2*pad
+		for _, l := range strings.Split(win.Label, "\n") {
+			if l = fitText(w.style, l, room); l != "" {
+				lines = append(lines, l)
+			}
+		}
+		if len(lines) == 0 {
 			continue
 		}
-		r := w.style.Rectangle(win.Label)
+		label := strings.Join(lines, "\n")
+		r := w.style.Rectangle(label)
 		tw, th := r.Size().X, r.Size().Y
 		x := x0 + pad
-		if x+tw+pad > c.Max.X { // keep a label near the right edge inside the chart
-			x = c.Max.X - tw - pad
-		}
-		// Labels of narrow windows would overlap: put each on the first row where it fits.
-		row := 0
-		for row < len(rowEnds) && x < rowEnds[row]+pad {
-			row++
-		}
-		if row == len(rowEnds) {
-			rowEnds = append(rowEnds, 0)
-		}
-		rowEnds[row] = x + tw
-		top := c.Max.Y - pad - vg.Length(row)*(th+pad)
+		top := c.Max.Y - pad
 		c.FillPolygon(labelBacking, []vg.Point{
 			{X: x - pad/2, Y: top - th - pad/2}, {X: x + tw + pad/2, Y: top - th - pad/2},
 			{X: x + tw + pad/2, Y: top + pad/2}, {X: x - pad/2, Y: top + pad/2},
 		})
-		c.FillText(w.style, vg.Point{X: x, Y: top}, win.Label)
+		c.FillText(w.style, vg.Point{X: x, Y: top}, label)
 	}
+}
+
+// fitText returns s, or its longest prefix that fits width with an ellipsis, or "" when not even
+// one letter does.
+func fitText(st text.Style, s string, width vg.Length) string {
+	if st.Width(s) <= width {
+		return s
+	}
+	r := []rune(s)
+	for n := len(r) - 1; n >= 1; n-- {
+		t := strings.TrimRight(string(r[:n]), " ") + "…"
+		if st.Width(t) <= width {
+			return t
+		}
+	}
+	return ""
 }
 
 // windowSpan returns a window's extent on the canvas, clipped to it; ok is false when the window
@@ -206,11 +220,19 @@ func windowSpan(c draw.Canvas, trX func(float64) vg.Length, win Window) (x0, x1 
 	return max(x0, c.Min.X), min(x1, c.Max.X), true
 }
 
-// noData writes "no data" in the middle of an empty panel, so it does not read as all zeros.
-type noData struct{ style text.Style }
+// noData writes text ("no data" when empty) in the middle of an empty panel, so it does not
+// read as all zeros.
+type noData struct {
+	text  string
+	style text.Style
+}
 
 func (n noData) Plot(c draw.Canvas, _ *plot.Plot) {
-	c.FillText(n.style, c.Center(), "no data")
+	t := n.text
+	if t == "" {
+		t = "no data"
+	}
+	c.FillText(n.style, c.Center(), t)
 }
 
 // densityPlot draws the non-empty cells of a Density, coloured by count on a log scale from 1
