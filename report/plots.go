@@ -445,7 +445,7 @@ func rateSpread(c *Configuration) float64 {
 // capacity as a dashed line. Pools and queues are drawn last, over the other resources; a
 // resource whose series is identical to a pool's or queue's (the calls in flight to a dependency
 // often equal its pool's occupancy) is not drawn again but named with it ("pool:A (= calls:A)");
-// a pool and the calls to its dependency of the same capacity share one capacity line.
+// resources of the same capacity share one capacity line.
 func resourceSeries(c *Configuration) chart.Spec {
 	spec := chart.Spec{Title: c.Name + ": resources in use against capacity", YLabel: "in use (slots, queued, connections)", Windows: windows(c)}
 	idx := map[string]int{}
@@ -490,27 +490,24 @@ func resourceSeries(c *Configuration) chart.Spec {
 		return -1
 	})
 	spec.Series = mergeIdentical(spec.Series, top)
-	// One capacity line per capacity and member: pool:A and calls:A of 5 slots are one line,
-	// named (and so coloured) after the pool; unrelated resources keep their own line.
-	type capKey struct {
-		capacity int
-		member   string
-	}
-	same := map[capKey][]string{}
-	var keys []capKey
+	// One capacity line per capacity: pools, queues and calls of 5 slots share one line (two
+	// dashed lines at one level would hide each other), drawn in a neutral colour and naming every
+	// resource it bounds, pools and queues first.
+	byCap := map[int][]string{}
+	var levels []int
 	for _, n := range names {
-		if caps[n] <= 0 {
+		k := caps[n]
+		if k <= 0 {
 			continue
 		}
-		_, member, _ := strings.Cut(n, ":")
-		k := capKey{caps[n], member}
-		if same[k] == nil {
-			keys = append(keys, k)
+		if byCap[k] == nil {
+			levels = append(levels, k)
 		}
-		same[k] = append(same[k], n)
+		byCap[k] = append(byCap[k], n)
 	}
-	for _, k := range keys {
-		ns := same[k]
+	slices.Sort(levels)
+	for _, k := range levels {
+		ns := byCap[k]
 		slices.SortStableFunc(ns, func(a, b string) int {
 			switch {
 			case top(a) == top(b):
@@ -520,11 +517,7 @@ func resourceSeries(c *Configuration) chart.Spec {
 			}
 			return 1
 		})
-		name := ns[0] + " capacity"
-		if len(ns) > 1 {
-			name += " (= " + strings.Join(ns[1:], ", ") + ")"
-		}
-		spec.HLines = append(spec.HLines, chart.Series{Name: name, Y: []float64{float64(k.capacity)}})
+		spec.HLines = append(spec.HLines, chart.Series{Name: fmt.Sprintf("capacity %d: %s", k, strings.Join(ns, ", ")), Y: []float64{float64(k)}})
 	}
 	return spec
 }

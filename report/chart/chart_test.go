@@ -287,6 +287,14 @@ func TestChartsRejectBadInput(t *testing.T) {
 		{"panels with a bad panel", func(p string) error { return Panels(p, "t", []Spec{{}, bad}, KindLines) }, ErrBadSeries},
 		{"panels without specs", func(p string) error { return Panels(p, "t", nil, KindLines) }, ErrNoPanels},
 		{"panels of an unknown kind", func(p string) error { return Panels(p, "t", []Spec{{}}, Kind(7)) }, ErrBadKind},
+		{"grid with rows of different lengths", func(p string) error { return Grid(p, "t", [][]Spec{{{}, {}}, {{}}}, KindLines, false) }, ErrRagged},
+		{"grid without rows", func(p string) error { return Grid(p, "t", nil, KindLines, false) }, ErrNoPanels},
+		{"density with fewer columns than its edges", func(p string) error {
+			return Lines(p, Spec{Density: &Density{XEdges: []float64{0, 1, 2}, YEdges: []float64{1, 10}, Counts: [][]float64{{1}}}})
+		}, ErrBadDensity},
+		{"density with a short column", func(p string) error {
+			return Lines(p, Spec{Density: &Density{XEdges: []float64{0, 1}, YEdges: []float64{1, 10, 100}, Counts: [][]float64{{1}}}})
+		}, ErrBadDensity},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -197,7 +197,7 @@ var overlapPatterns = [][]vg.Length{
 }
 
 // overlapDashes returns the dash pattern of each line: its name's (dashesFor), or, for a line
-// without one that runs over an earlier line of the panel (a quarter or more of its points in
+// without one that runs over an earlier line of the panel (more than a quarter of its points in
 // common), the next of overlapPatterns, so the earlier line shows through the gaps instead of
 // being hidden.
 func overlapDashes(lines []preparedLine) [][]vg.Length {
@@ -222,7 +222,7 @@ func overlapDashes(lines []preparedLine) [][]vg.Length {
 					common++
 				}
 			}
-			if 4*common >= len(pts[i]) {
+			if 4*common > len(pts[i]) {
 				out[i] = overlapPatterns[k%len(overlapPatterns)]
 				k++
 				break
