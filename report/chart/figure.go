@@ -505,11 +505,37 @@ func (f *figure) draw(c draw.Canvas) {
 	if h := f.drawLegend(c); h > 0 {
 		c.Min.Y += h + vg.Points(4)
 	}
+	// gonum/plot reserves room for a vertical axis label around the normalised position of the
+	// arithmetic middle of the axis, which on a log axis lies near the top (the middle of 1 and
+	// 1000 is 500): it then shrinks the data area to keep the label inside, leaving a band of
+	// empty space above it. Log axes' labels are therefore drawn here instead, centred on the
+	// data area, with the same room kept to the left of it; so are linear axes' labels, so that
+	// panels of both kinds in one grid keep their data areas aligned.
+	labels := make([][]string, len(f.plots))
+	for r, row := range f.plots {
+		labels[r] = make([]string, len(row))
+		for i, p := range row {
+			labels[r][i], p.Y.Label.Text = p.Y.Label.Text, ""
+		}
+	}
 	tiles := draw.Tiles{Rows: len(f.plots), Cols: len(f.plots[0]), PadX: vg.Points(18), PadY: vg.Points(10)}
 	canvases := plot.Align(f.plots, tiles, c)
 	for r, row := range f.plots {
 		for i, p := range row {
-			p.Draw(canvases[r][i])
+			cv := canvases[r][i]
+			if text := labels[r][i]; text != "" {
+				ts := p.Y.Label.TextStyle
+				ts.Rotation = math.Pi / 2
+				ts.XAlign, ts.YAlign = draw.XCenter, draw.YTop
+				h := p.Y.Label.TextStyle.Height(text)
+				cv.Min.X += h + p.Y.Label.Padding
+				da := p.DataCanvas(cv)
+				c.FillText(ts, vg.Point{X: cv.Min.X - h - p.Y.Label.Padding, Y: da.Center().Y}, text)
+				p.Draw(cv)
+				p.Y.Label.Text = text // restored for the next rendering (PNG, then SVG)
+				continue
+			}
+			p.Draw(cv)
 		}
 	}
 }
