@@ -22,6 +22,18 @@
 // With repetitions (folders <config>-r<rep>) each figure also gets a mean and a 95% confidence
 // interval (Student's t, n-1 degrees of freedom) across the repetitions of one configuration.
 //
+// # Timeline and plots
+//
+// Each endpoint's time line is cut into buckets of 1 s that never straddle a phase boundary (a
+// bucket that would is cut there). A bucket keeps its counts by outcome, the latency of every
+// request, of the successes and of the failures apart, the requests sent and succeeded per
+// second, the send lag of its requests (actual send offset minus the X-Loadgen-Scheduled offset,
+// on the attack's own clock) and a log-scaled latency histogram of successes and of failures;
+// all of it is summary.json's "timeline". Every time plot is drawn from those buckets as steps
+// held across each bucket, with every phase named on its axis: latency of successes above that
+// of failures (a fast rejection can never look like a speed-up), stacked outcomes, sent vs
+// successful throughput, a latency heatmap, and send lag against the validity bound (plots.go).
+//
 // # Which resource ran out
 //
 // A resource of resources.csv with capacity > 0 is saturated in a sample when in_use >= capacity.
