@@ -149,6 +149,15 @@ func stepSeries(name string, bs []Bucket, width float64, f func(Bucket) float64)
 	return s
 }
 
+// percent writes n of total as a percentage: whole percents, one decimal under 10%.
+func percent(n, total int) string {
+	p := 100 * float64(n) / float64(total)
+	if p < 10 {
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", p), ".0") + "%"
+	}
+	return fmt.Sprintf("%.0f%%", p)
+}
+
 // orNaN returns v, or NaN when n is 0 (a figure of no requests, such as the latency of the
 // successes of a bucket without any).
 func orNaN(n int, v float64) float64 {
@@ -182,8 +191,12 @@ func (s *Summary) plotJobs() []plotJob {
 			var specs []chart.Spec
 			for _, c := range groups {
 				spec := chart.Spec{Title: c.Name}
+				var failed []string
 				for _, ph := range c.Phases {
 					st := ph.Endpoints[ep]
+					if st != nil && st.Requests > st.Successes {
+						failed = append(failed, fmt.Sprintf("%s %s", ph.Name, percent(st.Requests-st.Successes, st.Requests)))
+					}
 					if st == nil || len(st.curve) == 0 {
 						continue
 					}
@@ -194,11 +207,14 @@ func (s *Summary) plotJobs() []plotJob {
 					}
 					spec.Series = append(spec.Series, sr)
 				}
+				if len(failed) > 0 {
+					spec.Title += "\nfailed, not drawn: " + strings.Join(failed, ", ")
+				}
 				specs = append(specs, spec)
 			}
-			jobs = append(jobs, plotJob{file: "percentiles-" + slug(ep), title: ep + ": latency distribution per phase",
+			jobs = append(jobs, plotJob{file: "percentiles-" + slug(ep), title: ep + ": latency distribution of successes per phase",
 				kind: chart.KindPercentiles, rows: [][]chart.Spec{specs},
-				about: "Every request of the phase, successes and failures alike, on a nines axis: the tail gets as much room as the median."})
+				about: "The successful requests of each phase on a nines axis, so the tail gets as much room as the median; failures are left out (a fast rejection would pull the curve down) and their share per phase is under each panel's title."})
 		}
 	}
 	return jobs

@@ -134,10 +134,10 @@ func computeStats(recs []record, outs []kind, dur time.Duration, s *scratch) *St
 	if dur > 0 {
 		st.ThroughputRPS = float64(st.Successes) / dur.Seconds()
 	}
-	if len(s.all) > 0 {
+	if len(s.ok) > 0 {
 		st.curve = make([]CurvePoint, len(curvePercentiles))
 		for i, p := range curvePercentiles {
-			st.curve[i] = CurvePoint{Percentile: p, MS: ms(quantile(s.all, p/100))}
+			st.curve[i] = CurvePoint{Percentile: p, MS: ms(quantile(s.ok, p/100))}
 		}
 	}
 	return st

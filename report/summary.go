@@ -182,6 +182,7 @@ type Stats struct {
 	FirstFailureS   *float64 `json:"first_failure_s"`
 	FirstRejectionS *float64 `json:"first_rejection_s"`
 
+	// curve is the percentile curve of the successes' latency (the plots').
 	curve []CurvePoint
 }
 
