@@ -60,7 +60,7 @@ func (s *Summary) markdown(jobs []plotJob) string {
 	w("## Settings\n\n")
 	if len(s.Configurations) > 0 {
 		c := &s.Configurations[0]
-		w("Client timeout of every dependency call: %s ms, identical in every configuration. Time buckets for the plots: %g s.\n\n", f1(c.ClientTimeoutMS), s.BucketS)
+		w("Client timeout of every dependency call: %s ms, identical in every configuration. Time buckets for the plots: %g s, cut short at each phase boundary so that none straddles two phases.\n\n", f1(c.ClientTimeoutMS), s.BucketS)
 		w("| endpoint | calls | rate (req/s) | arrivals | load generator timeout (ms) |\n|---|---|---|---|---|\n")
 		member := members(c)
 		for _, e := range c.Endpoints {
