@@ -39,6 +39,8 @@ var known = map[string]color.NRGBA{
 	"/a": blue, "/b": vermillion, "/c": green, "/d": purple,
 	// configurations (bulkhead modes)
 	"shared": purple, "split": green, "none": orange,
+	// reference lines and totals
+	"capacity": black, "sent": grey,
 }
 
 // ColorFor returns the colour a series called name gets in every chart, unless two different
