@@ -300,7 +300,7 @@ func (s *Summary) throughputJob(c *Configuration) plotJob {
 	}
 	return plotJob{file: c.Name + "-throughput", title: c.Name + ": sent vs successful requests per second", kind: chart.KindLines,
 		rows:  [][]chart.Spec{specs},
-		about: "Requests sent per second (dashed where it runs over the successes) and successful ones, both by send time: the space between them is the failures."}
+		about: "Requests sent per second (grey, dashed where it runs over the other line) and successful ones (green), both by send time: the space between them is the failures."}
 }
 
 // heatmapJob draws, per endpoint, how many requests fell in each latency bin of each bucket, the
