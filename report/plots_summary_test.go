@@ -101,7 +101,8 @@ func findSeries(t *testing.T, spec chart.Spec, name string) chart.Series {
 }
 
 // The figures are drawn from the numbers summary.json holds: every point of the outcome bands,
-// the latency lines of successes and of failures, the send lag and the latency heatmap equals a
+// the latency lines of successes and of failures, the send lag, the sent and successful
+// throughput and the latency heatmap equals a
 // figure of summary.json's timeline. The last case shows the comparison failing where it must:
 // the successes' p50 is not the p50 of every request, which rejections pull down to 1 ms.
 func TestPlotsDrawSummaryJSON(t *testing.T) {
@@ -123,6 +124,7 @@ func TestPlotsDrawSummaryJSON(t *testing.T) {
 		outcomes := findJob(t, jobs, c.Name+"-outcomes")
 		latency := findJob(t, jobs, c.Name+"-latency")
 		lag := findJob(t, jobs, c.Name+"-send-lag")
+		throughput := findJob(t, jobs, c.Name+"-throughput")
 		heat := findJob(t, jobs, c.Name+"-latency-heatmap")
 		for pi, ep := range []string{"/a", "/b"} {
 			bs := c.Timeline[ep]
@@ -144,6 +146,8 @@ func TestPlotsDrawSummaryJSON(t *testing.T) {
 				{"latency of successes p99", latency.rows[0][0], ep + " p99", func(b jsonBucket) (float64, bool) { return b.SuccessP99MS, b.Successes > 0 }},
 				{"latency of failures p99", latency.rows[1][0], ep + " p99", func(b jsonBucket) (float64, bool) { return b.FailureP99MS, b.Requests > b.Successes }},
 				{"send lag maximum", lag.rows[0][0], ep + " maximum", func(b jsonBucket) (float64, bool) { return b.LagMaxMS, b.LagCount > 0 }},
+				{"throughput sent", throughput.rows[0][pi], "sent", perSecond(func(b jsonBucket) int { return b.Requests })},
+				{"throughput success", throughput.rows[0][pi], "success", perSecond(func(b jsonBucket) int { return b.Successes })},
 			}
 			for _, tc := range cases {
 				t.Run(c.Name+" "+ep+" "+tc.name, func(t *testing.T) {
