@@ -143,6 +143,7 @@ func TestPlotsDrawSummaryJSON(t *testing.T) {
 				{"outcomes success", outcomes.rows[0][pi], "success", perSecond(func(b jsonBucket) int { return b.Successes })},
 				{"outcomes rejected", outcomes.rows[0][pi], "rejected", perSecond(func(b jsonBucket) int { return b.Errors.Rejected })},
 				{"outcomes upstream", outcomes.rows[0][pi], "upstream", perSecond(func(b jsonBucket) int { return b.Errors.Upstream })},
+				{"latency of successes p50", latency.rows[0][0], ep + " p50", func(b jsonBucket) (float64, bool) { return b.SuccessP50MS, b.Successes > 0 }},
 				{"latency of successes p99", latency.rows[0][0], ep + " p99", func(b jsonBucket) (float64, bool) { return b.SuccessP99MS, b.Successes > 0 }},
 				{"latency of failures p99", latency.rows[1][0], ep + " p99", func(b jsonBucket) (float64, bool) { return b.FailureP99MS, b.Requests > b.Successes }},
 				{"send lag maximum", lag.rows[0][0], ep + " maximum", func(b jsonBucket) (float64, bool) { return b.LagMaxMS, b.LagCount > 0 }},
