@@ -188,36 +188,42 @@ func (s *Summary) plotJobs() []plotJob {
 	}
 	if len(s.Configurations) > 0 {
 		for _, ep := range endpointPaths(&s.Configurations[0]) {
-			var specs []chart.Spec
-			for _, c := range groups {
-				spec := chart.Spec{Title: c.Name}
-				var failed []string
-				for _, ph := range c.Phases {
-					st := ph.Endpoints[ep]
-					if st != nil && st.Requests > st.Successes {
-						failed = append(failed, fmt.Sprintf("%s %s", ph.Name, percent(st.Requests-st.Successes, st.Requests)))
-					}
-					if st == nil || len(st.curve) == 0 {
-						continue
-					}
-					sr := chart.Series{Name: ph.Name}
-					for _, p := range st.curve {
-						sr.X = append(sr.X, p.Percentile)
-						sr.Y = append(sr.Y, p.MS)
-					}
-					spec.Series = append(spec.Series, sr)
-				}
-				if len(failed) > 0 {
-					spec.Title += "\nfailed, not drawn: " + strings.Join(failed, ", ")
-				}
-				specs = append(specs, spec)
-			}
-			jobs = append(jobs, plotJob{file: "percentiles-" + slug(ep), title: ep + ": latency distribution of successes per phase",
-				kind: chart.KindPercentiles, rows: [][]chart.Spec{specs},
-				about: "The successful requests of each phase on a nines axis, so the tail gets as much room as the median; failures are left out (a fast rejection would pull the curve down) and their share per phase is under each panel's title."})
+			jobs = append(jobs, percentilesJob(ep, groups))
 		}
 	}
 	return jobs
+}
+
+// percentilesJob draws ep's latency distribution of successes per phase, one panel per
+// configuration, with the share of failures per phase under each panel's title.
+func percentilesJob(ep string, groups []*Configuration) plotJob {
+	var specs []chart.Spec
+	for _, c := range groups {
+		spec := chart.Spec{Title: c.Name}
+		var failed []string
+		for _, ph := range c.Phases {
+			st := ph.Endpoints[ep]
+			if st != nil && st.Requests > st.Successes {
+				failed = append(failed, fmt.Sprintf("%s %s", ph.Name, percent(st.Requests-st.Successes, st.Requests)))
+			}
+			if st == nil || len(st.curve) == 0 {
+				continue
+			}
+			sr := chart.Series{Name: ph.Name}
+			for _, p := range st.curve {
+				sr.X = append(sr.X, p.Percentile)
+				sr.Y = append(sr.Y, p.MS)
+			}
+			spec.Series = append(spec.Series, sr)
+		}
+		if len(failed) > 0 {
+			spec.Title += "\nfailed, not drawn: " + strings.Join(failed, ", ")
+		}
+		specs = append(specs, spec)
+	}
+	return plotJob{file: "percentiles-" + slug(ep), title: ep + ": latency distribution of successes per phase",
+		kind: chart.KindPercentiles, rows: [][]chart.Spec{specs},
+		about: "The successful requests of each phase on a nines axis, so the tail gets as much room as the median; failures are left out (a fast rejection would pull the curve down) and their share per phase is under each panel's title."}
 }
 
 // latencyJob draws the latency of the successes over time, and below it, on the same axis, that
