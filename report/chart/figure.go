@@ -528,9 +528,10 @@ func (f *figure) draw(c draw.Canvas) {
 				ts.Rotation = math.Pi / 2
 				ts.XAlign, ts.YAlign = draw.XCenter, draw.YTop
 				h := p.Y.Label.TextStyle.Height(text)
-				cv.Min.X += h + p.Y.Label.Padding
+				gap := max(p.Y.Label.Padding, vg.Points(6)) // between the label and the tick labels
+				cv.Min.X += h + gap
 				da := p.DataCanvas(cv)
-				c.FillText(ts, vg.Point{X: cv.Min.X - h - p.Y.Label.Padding, Y: da.Center().Y}, text)
+				c.FillText(ts, vg.Point{X: cv.Min.X - h - gap, Y: da.Center().Y}, text)
 				p.Draw(cv)
 				p.Y.Label.Text = text // restored for the next rendering (PNG, then SVG)
 				continue
