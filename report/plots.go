@@ -511,7 +511,7 @@ func resourceSeries(c *Configuration) chart.Spec {
 		}
 		return -1
 	})
-	spec.Series = mergeIdentical(spec.Series, top)
+	spec.Series = mergeIdentical(spec.Series, top, sameWithin)
 	// One capacity line per capacity: pools, queues and calls of 5 slots share one line (two
 	// dashed lines at one level would hide each other), drawn in a neutral colour and naming every
 	// resource it bounds, pools and queues first.
@@ -544,10 +544,15 @@ func resourceSeries(c *Configuration) chart.Spec {
 	return spec
 }
 
-// mergeIdentical drops every series whose points equal those of a later series for which keep
-// is true, and names that one after both ("pool:A (= calls:A)"): two identical lines would
+// sameWithin is how far apart (in slots) two resources' values may be at every point and still
+// be drawn as one line: at 1200 px a step of 0.05 slots on a scale of 5 is under two pixels.
+const sameWithin = 0.05
+
+// mergeIdentical drops every series whose points lie within tol of those of a later series for
+// which keep is true (same X, every Y within tol), and names that one after both: "pool:A (=
+// calls:A)" when equal, "pool:A (≈ calls:A)" when only within tol. Two such lines would
 // otherwise draw as one, the lower one hidden.
-func mergeIdentical(series []chart.Series, keep func(string) bool) []chart.Series {
+func mergeIdentical(series []chart.Series, keep func(string) bool, tol float64) []chart.Series {
 	var out []chart.Series
 	drop := make([]bool, len(series))
 	alias := make([][]string, len(series))
@@ -556,9 +561,18 @@ func mergeIdentical(series []chart.Series, keep func(string) bool) []chart.Serie
 			continue
 		}
 		for j := len(series) - 1; j >= 0; j-- {
-			if b := series[j]; j != i && keep(b.Name) && slices.Equal(a.X, b.X) && slices.Equal(a.Y, b.Y) {
+			b := series[j]
+			if j == i || !keep(b.Name) || !slices.Equal(a.X, b.X) {
+				continue
+			}
+			if slices.Equal(a.Y, b.Y) {
 				drop[i] = true
-				alias[j] = append(alias[j], a.Name)
+				alias[j] = append(alias[j], "= "+a.Name)
+				break
+			}
+			if slices.EqualFunc(a.Y, b.Y, func(p, q float64) bool { return math.Abs(p-q) <= tol }) {
+				drop[i] = true
+				alias[j] = append(alias[j], "≈ "+a.Name)
 				break
 			}
 		}
@@ -568,7 +582,7 @@ func mergeIdentical(series []chart.Series, keep func(string) bool) []chart.Serie
 			continue
 		}
 		if len(alias[i]) > 0 {
-			sr.Name += " (= " + strings.Join(alias[i], ", ") + ")"
+			sr.Name += " (" + strings.Join(alias[i], ", ") + ")"
 		}
 		out = append(out, sr)
 	}

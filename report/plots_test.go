@@ -183,8 +183,14 @@ func TestMergeIdentical(t *testing.T) {
 		{"identical: drawn once, named after both",
 			[]chart.Series{{Name: "calls:A", X: x, Y: []float64{1, 5, 5}}, {Name: "pool:A", X: x, Y: []float64{1, 5, 5}}},
 			[]string{"pool:A (= calls:A)"}},
-		{"one point apart: both drawn",
+		{"one point a slot apart: both drawn",
 			[]chart.Series{{Name: "calls:A", X: x, Y: []float64{1, 5, 4}}, {Name: "pool:A", X: x, Y: []float64{1, 5, 5}}},
+			[]string{"calls:A", "pool:A"}},
+		{"within sameWithin everywhere (means of intervals): drawn once, named as nearly equal",
+			[]chart.Series{{Name: "calls:A", X: x, Y: []float64{0.31, 4.9, 4.97}}, {Name: "pool:A", X: x, Y: []float64{0.33, 4.9, 5}}},
+			[]string{"pool:A (≈ calls:A)"}},
+		{"just beyond sameWithin at one point: both drawn",
+			[]chart.Series{{Name: "calls:A", X: x, Y: []float64{0.31, 4.9, 4.9}}, {Name: "pool:A", X: x, Y: []float64{0.33, 4.9, 5}}},
 			[]string{"calls:A", "pool:A"}},
 		{"two pools alike stay apart (neither is kept for the other)",
 			[]chart.Series{{Name: "pool:A", X: x, Y: []float64{0, 0, 0}}, {Name: "pool:B", X: x, Y: []float64{0, 0, 0}}},
@@ -193,7 +199,7 @@ func TestMergeIdentical(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			for _, s := range mergeIdentical(tt.in, top) {
+			for _, s := range mergeIdentical(tt.in, top, sameWithin) {
 				got = append(got, s.Name)
 			}
 			if !reflect.DeepEqual(got, tt.want) {
