@@ -167,11 +167,16 @@ func orNaN(n int, v float64) float64 {
 	return v
 }
 
-// plotJobs lists the figures of one run: per configuration latency (successes and failures
-// apart), outcomes, throughput, a latency heatmap, send lag and resources over time; the
-// configurations side by side; a percentile curve per endpoint.
+// plotJobs lists the figures of one run: the configurations side by side; per configuration
+// latency (successes and failures apart), outcomes, throughput, a latency heatmap, send lag and
+// resources over time; a percentile curve per endpoint.
 func (s *Summary) plotJobs() []plotJob {
 	var jobs []plotJob
+	// The configurations side by side first: the comparison the run was made for.
+	groups := firstOfEachConfig(s.Configurations)
+	if len(groups) > 1 {
+		jobs = append(jobs, s.sideBySide(groups)...)
+	}
 	for i := range s.Configurations {
 		c := &s.Configurations[i]
 		jobs = append(jobs, s.latencyJob(c), s.outcomesJob(c), s.throughputJob(c), s.heatmapJob(c), s.lagJob(c))
@@ -181,10 +186,6 @@ func (s *Summary) plotJobs() []plotJob {
 			jobs = append(jobs, plotJob{file: c.Name + "-resources", title: title, kind: chart.KindLines, rows: [][]chart.Spec{{res}},
 				about: "Each bounded resource's occupancy at the samples of resources.csv, against its capacity (dashed). A resource whose series equals another's is drawn once and named after both."})
 		}
-	}
-	groups := firstOfEachConfig(s.Configurations)
-	if len(groups) > 1 {
-		jobs = append(jobs, s.sideBySide(groups)...)
 	}
 	if len(s.Configurations) > 0 {
 		for _, ep := range endpointPaths(&s.Configurations[0]) {
