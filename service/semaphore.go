@@ -45,7 +45,16 @@ type Semaphore struct {
 
 	slots fullClock // crossings of size: written only when the pool fills or stops being full
 	rd    usageReader
-	queue *gauge // callers waiting, nil without waiting room
+	queue *gauge       // callers waiting, nil without waiting room
+	clock func() int64 // nil: now; a test's fake clock otherwise
+}
+
+// now reads the semaphore's clock.
+func (s *Semaphore) now() int64 {
+	if s.clock != nil {
+		return s.clock()
+	}
+	return now()
 }
 
 // Subtleness ahead: the state word packs two counters. The low 32 bits are the permits in use
@@ -123,7 +132,7 @@ func (s *Semaphore) add(inc int64) bool {
 		return true
 	}
 	if s.state.Add(-inc)&inUseMask == s.size-1 {
-		s.slots.exit(now())
+		s.slots.exit(s.now())
 	}
 	return false
 }
@@ -134,7 +143,7 @@ func (s *Semaphore) took(n int64) {
 		s.pk.raise(n)
 	}
 	if n == s.size {
-		s.slots.enter(now())
+		s.slots.enter(s.now())
 	}
 }
 
@@ -245,7 +254,7 @@ func (s *Semaphore) grantLocked() {
 func (s *Semaphore) Release() {
 	n := s.state.Add(-1) & inUseMask
 	if n == s.size-1 {
-		s.slots.exit(now())
+		s.slots.exit(s.now())
 	} else if n == inUseMask {
 		panic("service: semaphore released more than held")
 	}
@@ -263,19 +272,19 @@ func (s *Semaphore) Do(ctx context.Context, fn func(context.Context) error) erro
 	if err := s.Acquire(ctx); err != nil {
 		return err
 	}
-	s.held.add(1, now())
+	s.held.add(1, s.now())
 	defer s.doneDo()
 	return fn(ctx)
 }
 
 func (s *Semaphore) doneDo() {
-	s.held.add(-1, now())
+	s.held.add(-1, s.now())
 	s.Release()
 }
 
 // Stats returns the semaphore's account: Capacity is Size, InUse the permits held, Waiting the
 // callers in the waiting room.
-func (s *Semaphore) Stats() PoolStats { return s.stats(now(), false) }
+func (s *Semaphore) Stats() PoolStats { return s.stats(s.now(), false) }
 
 // stats returns the account at t; take starts a new sampling interval (see Service.Sample).
 func (s *Semaphore) stats(t int64, take bool) PoolStats {

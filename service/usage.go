@@ -168,11 +168,19 @@ func (r *usageReader) read(t int64, in *integral, full *fullClock, pk *peak, tak
 // (an HTTP call, a queued task) to read the clock on each: a level with its integral, its time at
 // capacity and its peak.
 type gauge struct {
-	capacity int64 // 0: unbounded, never at capacity
+	capacity int64        // 0: unbounded, never at capacity
+	clock    func() int64 // nil: now; a test's fake clock otherwise
 	in       integral
 	full     fullClock
 	pk       peak
 	rd       usageReader
+}
+
+func (g *gauge) now() int64 {
+	if g.clock != nil {
+		return g.clock()
+	}
+	return now()
 }
 
 // inc raises the level by one.
@@ -183,7 +191,7 @@ func (g *gauge) dec() { g.add(-1) }
 
 // add moves the level by delta, which must not take it below 0.
 func (g *gauge) add(delta int64) {
-	t := now()
+	t := g.now()
 	l := g.in.add(delta, t)
 	if delta > 0 {
 		g.pk.raise(l)
@@ -199,7 +207,7 @@ func (g *gauge) tryInc(limit int64) bool {
 		if l >= limit {
 			return false
 		}
-		t := now()
+		t := g.now()
 		if g.in.w.CompareAndSwap(w, w+t<<levelBits+1) {
 			g.pk.raise(l + 1)
 			g.crossed(l, l+1, t)
