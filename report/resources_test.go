@@ -28,7 +28,9 @@ func aliased(i int) rundir.ResourceSample {
 }
 
 func TestResourceUsage(t *testing.T) {
-	idle := func(int) rundir.ResourceSample { return rundir.ResourceSample{MaxInUse: 1, MeanInUse: 0.5, FirstAtCapacity: -1} }
+	idle := func(int) rundir.ResourceSample {
+		return rundir.ResourceSample{MaxInUse: 1, MeanInUse: 0.5, FirstAtCapacity: -1}
+	}
 	for _, tc := range []struct {
 		name       string
 		rs         []rundir.ResourceSample
