@@ -54,7 +54,7 @@ var errAbandoned = errors.New("call abandoned: another call of the request faile
 // newDependency builds the transport for cfg. out counts open outbound connections of the whole
 // service; outCap, when non-nil, caps them (TryAcquire per dial: a dial over the cap fails at once
 // with ErrConnLimit rather than wait, so that the exhausted resource shows as its own reason).
-func newDependency(cfg DependencyConfig, idle int, outCap *Semaphore, out *atomic.Int64, outRejected *atomic.Uint64) *dependency {
+func newDependency(cfg DependencyConfig, idle int, outCap *Semaphore, out *gauge, outRejected *atomic.Uint64) *dependency {
 	d := &dependency{name: cfg.Name, url: strings.TrimSuffix(cfg.URL, "/") + "/"}
 	dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
 	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -70,10 +70,10 @@ func newDependency(cfg DependencyConfig, idle int, outCap *Semaphore, out *atomi
 			return nil, err
 		}
 		d.connsOpen.inc()
-		out.Add(1)
+		out.inc()
 		return &countedConn{Conn: c, onClose: func() {
 			d.connsOpen.dec()
-			out.Add(-1)
+			out.dec()
 			if outCap != nil {
 				outCap.Release()
 			}

@@ -40,10 +40,10 @@ import "github.com/bulkheadlab/bulkhead/outcome"
 // interval.
 func (s Snapshot) Resources() []outcome.Resource { return s.ResourcesSince(nil) }
 
-// ResourcesSince is Resources with, for pool:, queue:, conns:, calls: and inbound: resources, the
-// exact figures (outcome.Resource.Interval and after) of the interval from prev to s, where prev
-// and s are consecutive Service.Sample results of the same service. With prev nil, or for the
-// other resources, the rows are point samples.
+// ResourcesSince is Resources with, for pool:, queue:, conns:, calls:, inbound:, inbound-conns
+// and outbound-conns, the exact figures (outcome.Resource.Interval and after) of the interval
+// from prev to s, where prev and s are consecutive Service.Sample results of the same service.
+// With prev nil, or for the other resources, the rows are point samples.
 func (s Snapshot) ResourcesSince(prev *Snapshot) []outcome.Resource {
 	rs := make([]outcome.Resource, 0, 2*len(s.Pools)+3*len(s.Dependencies)+2*len(s.Inbound)+5)
 	for i, p := range s.Pools {
@@ -113,9 +113,13 @@ func (s Snapshot) ResourcesSince(prev *Snapshot) []outcome.Resource {
 		)
 	}
 	pr := s.Process
-	return append(rs,
-		outcome.Resource{Name: "inbound-conns", Capacity: pr.InboundConnsCap, InUse: pr.InboundConns},
-		outcome.Resource{Name: "outbound-conns", Capacity: pr.OutboundConnsCap, InUse: pr.OutboundConns, Rejected: pr.OutboundConnsRejected},
+	in := outcome.Resource{Name: "inbound-conns", Capacity: pr.InboundConnsCap, InUse: pr.InboundConns}
+	out := outcome.Resource{Name: "outbound-conns", Capacity: pr.OutboundConnsCap, InUse: pr.OutboundConns, Rejected: pr.OutboundConnsRejected}
+	if prev != nil {
+		exact(&in, prev.Process.InboundConnsUsage, pr.InboundConnsUsage)
+		exact(&out, prev.Process.OutboundConnsUsage, pr.OutboundConnsUsage)
+	}
+	return append(rs, in, out,
 		outcome.Resource{Name: "goroutines", InUse: pr.Goroutines},
 		outcome.Resource{Name: "heap-bytes", InUse: int(pr.HeapBytes)},
 		outcome.Resource{Name: "stack-bytes", InUse: int(pr.StackBytes)},

@@ -32,8 +32,8 @@ type Service struct {
 	inbounds  []*inbound                                         // accept-fast endpoints, in Config order
 
 	inFlight     atomic.Int64
-	inbound      atomic.Int64
-	outbound     atomic.Int64
+	inbound      gauge // open inbound connections, capacity MaxInboundConns
+	outbound     gauge // open outbound connections, capacity MaxOutboundConns
 	outRejected  atomic.Uint64
 	outboundPool *Semaphore // nil when MaxOutboundConns is 0
 
@@ -62,7 +62,9 @@ func New(cfg Config) (*Service, error) {
 		afterFunc: func(d time.Duration, f func()) func() bool {
 			return time.AfterFunc(d, f).Stop
 		},
-		logf: log.Printf,
+		logf:     log.Printf,
+		inbound:  gauge{capacity: int64(cfg.MaxInboundConns)},
+		outbound: gauge{capacity: int64(cfg.MaxOutboundConns)},
 	}
 	if cfg.MaxOutboundConns > 0 {
 		s.outboundPool = NewSemaphore(PoolConfig{Name: "outbound-conns", Size: cfg.MaxOutboundConns})
@@ -305,13 +307,15 @@ func (s *Service) snapshot(take bool) Snapshot {
 		Process: ProcessStats{
 			InFlight:              int(s.inFlight.Load()),
 			Goroutines:            runtime.NumGoroutine(),
-			InboundConns:          int(s.inbound.Load()),
+			InboundConns:          s.inbound.level(),
 			InboundConnsCap:       s.cfg.MaxInboundConns,
-			OutboundConns:         int(s.outbound.Load()),
+			OutboundConns:         s.outbound.level(),
 			OutboundConnsCap:      s.cfg.MaxOutboundConns,
 			OutboundConnsRejected: s.outRejected.Load(),
 		},
 	}
+	snap.Process.InboundConnsUsage = s.inbound.usage(t, take)
+	snap.Process.OutboundConnsUsage = s.outbound.usage(t, take)
 	snap.Process.HeapBytes, snap.Process.StackBytes = readMemory()
 	for _, p := range s.pools {
 		snap.Pools = append(snap.Pools, p.stats(t, take))

@@ -104,4 +104,8 @@ type ProcessStats struct {
 	// OutboundConnsRejected counts dials refused because OutboundConnsCap connections were open
 	// (calls that ended 502 conn-limit).
 	OutboundConnsRejected uint64 `json:"outbound_conns_rejected"`
+	// InboundConnsUsage and OutboundConnsUsage are the exact time accounts of InboundConns and
+	// OutboundConns.
+	InboundConnsUsage  Usage `json:"inbound_conns_usage"`
+	OutboundConnsUsage Usage `json:"outbound_conns_usage"`
 }
