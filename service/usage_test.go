@@ -223,3 +223,56 @@ func TestSemaphoreAccountingUnderContention(t *testing.T) {
 		t.Errorf("an idle pool's integrals grew: %+v then %+v", last.Slots, again.Slots)
 	}
 }
+
+// TestSemaphoreWaitingRoomAccountsExactTime: a caller that waits for a permit is accounted in the
+// queue, and the permit handed over to it keeps the pool at capacity.
+func TestSemaphoreWaitingRoomAccountsExactTime(t *testing.T) {
+	var clock atomic.Int64
+	ms := func(x int64) int64 { return x * int64(time.Millisecond) }
+	s := NewSemaphore(PoolConfig{Name: "p", Size: 1, QueueCapacity: 1, MaxWait: time.Hour})
+	s.clock = func() int64 { return ms(clock.Load()) }
+	s.queue.clock = s.clock
+	first := s.stats(0, true)
+
+	type call struct{ started, release, done chan struct{} }
+	do := func() *call {
+		c := &call{make(chan struct{}), make(chan struct{}), make(chan struct{})}
+		go func() {
+			defer close(c.done)
+			if err := s.Do(context.Background(), func(context.Context) error {
+				close(c.started)
+				<-c.release
+				return nil
+			}); err != nil {
+				t.Error(err)
+			}
+		}()
+		return c
+	}
+	clock.Store(10)
+	a := do()
+	<-a.started
+	clock.Store(20)
+	b := do()
+	eventually(t, "B waits in the queue", func() bool { return s.queue.level() == 1 })
+	clock.Store(50)
+	close(a.release) // hands the permit over to B
+	<-a.done
+	<-b.started
+	clock.Store(80)
+	close(b.release)
+	<-b.done
+	last := s.stats(ms(100), true)
+
+	var slots, queue outcome.Resource
+	exact(&slots, first.Slots, last.Slots)
+	exact(&queue, *first.Queue, *last.Queue)
+	if want := (outcome.Resource{Interval: 100 * time.Millisecond, MeanInUse: 0.7, MaxInUse: 1,
+		AtCapacity: 70 * time.Millisecond, FirstAtCapacity: 10 * time.Millisecond}); slots != want {
+		t.Errorf("slots: got %+v, want %+v", slots, want)
+	}
+	if want := (outcome.Resource{Interval: 100 * time.Millisecond, MeanInUse: 0.3, MaxInUse: 1,
+		AtCapacity: 30 * time.Millisecond, FirstAtCapacity: 20 * time.Millisecond}); queue != want {
+		t.Errorf("queue: got %+v, want %+v", queue, want)
+	}
+}
