@@ -69,19 +69,19 @@ func (f *fullClock) exit(t int64) { f.w.Add(t<<8 - 1) }
 
 // load returns the time at capacity from 0 to t and whether the level is at capacity now. Two
 // crossings that race may land out of order for an instant (n = -1 or 2); load then waits for
-// them to land.
+// them to land, a bounded number of times (a goroutine descheduled between its level's add and
+// its crossing's may keep it waiting), and otherwise reads n as the nearer of 0 and 1.
 func (f *fullClock) load(t int64) (atCap int64, full bool) {
-	for {
+	for try := 0; ; try++ {
 		w := f.w.Load()
 		n := w << 56 >> 56 // sign-extended low 8 bits
 		a := (w - n) >> 8
-		switch n {
-		case 0:
+		switch {
+		case n == 0 || n < 0 && try >= 100:
 			return a, false
-		case 1:
+		case n == 1 || n > 1 && try >= 100:
 			return a + t, true
 		}
-		// A crossing is between its two halves on another goroutine; it lands within nanoseconds.
 		time.Sleep(time.Microsecond)
 	}
 }
