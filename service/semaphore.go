@@ -132,20 +132,33 @@ func (s *Semaphore) add(inc int64) bool {
 		return true
 	}
 	if s.state.Add(-inc)&inUseMask == s.size-1 {
-		s.slots.exit(s.now())
+		s.freed()
 	}
 	return false
 }
 
-// took records a successful acquire that brought the level to n.
+// took records a successful acquire that brought the level to n. It is small enough to inline;
+// the clock is read out of line, only when the pool fills.
 func (s *Semaphore) took(n int64) {
-	if n > s.pk.v.Load() {
-		s.pk.raise(n)
+	if n > s.pk.v.Load() || n == s.size {
+		s.tookMore(n)
 	}
+}
+
+// tookMore records a new peak n, or that the pool reached capacity now.
+//
+//go:noinline
+func (s *Semaphore) tookMore(n int64) {
+	s.pk.raise(n)
 	if n == s.size {
 		s.slots.enter(s.now())
 	}
 }
+
+// freed records that the pool left capacity now.
+//
+//go:noinline
+func (s *Semaphore) freed() { s.slots.exit(s.now()) }
 
 // cas takes a permit if one is free, ignoring waiters. The load before the compare-and-swap
 // keeps a full semaphore read-only (no cache-line write per rejection).
@@ -254,11 +267,20 @@ func (s *Semaphore) grantLocked() {
 func (s *Semaphore) Release() {
 	n := s.state.Add(-1) & inUseMask
 	if n == s.size-1 {
-		s.slots.exit(s.now())
+		s.freed()
 	} else if n == inUseMask {
 		panic("service: semaphore released more than held")
 	}
-	if s.room != nil && s.queue.level() > 0 {
+	if s.room != nil {
+		s.handOver()
+	}
+}
+
+// handOver gives freed permits to waiters, if any wait.
+//
+//go:noinline
+func (s *Semaphore) handOver() {
+	if s.queue.level() > 0 {
 		s.room.mu.Lock()
 		s.grantLocked()
 		s.room.mu.Unlock()
