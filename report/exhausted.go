@@ -36,7 +36,7 @@ func newAttribution(c *Configuration, svc outcome.Topology) *attribution {
 		ph.Exhausted = exhaustedIn(c, ph)
 		sat := map[string]bool{}
 		for _, e := range ph.Exhausted {
-			if e.Saturated {
+			if e.ranOut() {
 				sat[e.Resource] = true
 			}
 		}
@@ -67,6 +67,7 @@ func exhaustedIn(c *Configuration, ph *Phase) []Exhausted {
 			SaturatedShare: u.share(), Exact: u.exact}
 		if u.exact {
 			e.MeanInUse = u.mean()
+			e.AtCapacityS = u.atCapacity.Seconds()
 		}
 		if u.saturated() {
 			e.Saturated = true
@@ -96,6 +97,18 @@ func exhaustedIn(c *Configuration, ph *Phase) []Exhausted {
 		return strings.Compare(x.Resource, y.Resource)
 	})
 	return out
+}
+
+// minRanOut is the least time at capacity in a phase for which exact figures count a resource
+// as having run out, in the sentence and when failures are attributed: one sampling period
+// (100 ms), the least a point sample could see. Exact accounting also catches a pool that was
+// full for a few microseconds; such a touch explains no failure.
+const minRanOut = 0.1
+
+// ranOut reports whether e ran out in its phase: it was at capacity in a sample (point samples)
+// or for at least minRanOut seconds (exact).
+func (e Exhausted) ranOut() bool {
+	return e.Saturated && (!e.Exact || e.AtCapacityS >= minRanOut)
 }
 
 // resourceRank orders resources saturated for the same share of a phase: the bulkhead's own
@@ -334,7 +347,7 @@ func pct(x float64) string { return fmt.Sprintf("%.0f%%", 100*x) }
 func sentence(mode string, ph *Phase, sampled bool) string {
 	var sat []Exhausted
 	for _, e := range ph.Exhausted {
-		if e.Saturated {
+		if e.ranOut() {
 			sat = append(sat, e)
 		}
 	}

@@ -212,8 +212,10 @@ type Exhausted struct {
 	// interval columns of resources.csv), false when they are shares of point samples (a run
 	// folder written before those columns).
 	Exact bool `json:"exact"`
-	// MeanInUse is the time-weighted mean level over the phase (exact runs only).
-	MeanInUse float64 `json:"mean_in_use,omitempty"`
+	// MeanInUse is the time-weighted mean level over the phase, and AtCapacityS the seconds at
+	// capacity in it (exact runs only).
+	MeanInUse   float64 `json:"mean_in_use,omitempty"`
+	AtCapacityS float64 `json:"at_capacity_s,omitempty"`
 	// Saturated is true when the resource reached capacity in the phase (exact), or was at
 	// capacity in at least one sample of it.
 	Saturated bool `json:"saturated"`
