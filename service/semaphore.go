@@ -18,7 +18,8 @@ import (
 // The fast path is one atomic add (compare-and-swap when there is waiting room) on a word that
 // holds both the permits in use and the admitted count, on a cache line of its own, and allocates
 // nothing. Waiting callers are kept in a list under a mutex that exists only when the pool has
-// waiting room.
+// waiting room. The padding and the time account make a semaphore without waiting room 256
+// bytes (BenchmarkPoolMemory: 128 KB for 500 pools, 40 KB before either).
 //
 // The semaphore accounts its time exactly (see Usage): the time at capacity from the crossings
 // of its size (the only transitions that read the clock in Acquire and Release), the peak from
