@@ -90,11 +90,14 @@ var EndpointMetrics = []string{
 }
 
 // ResourceMetrics are the metrics of a resource over the samples of a configuration x phase
-// (up to Until). saturated_share is the share of samples at capacity, saturated_s that share of
-// the window in seconds; first_saturated_s the seconds from the phase start to the first sample
-// at capacity, first_open_s the same for a breaker:<dep> (open = at capacity);
+// (up to Until). saturated_share is the share of the window at capacity, saturated_s that time
+// in seconds; first_saturated_s the seconds from the phase start to the first instant at
+// capacity, first_open_s the same for a breaker:<dep> (open = at capacity);
 // first_rejected_s the seconds to the first sample whose rejection counter grew; rejected that
-// growth; max_in_use, mean_in_use and capacity as sampled. For an inbound endpoint's backlog
+// growth; max_in_use and mean_in_use the highest and the time-weighted mean level; capacity the
+// highest capacity. These are exact, from the resource's own transitions, where resources.csv
+// has the interval columns; over a folder with point samples only they are shares and values of
+// the samples (and breaker:<dep>, a point sample in every folder, is judged by samples). For an inbound endpoint's backlog
 // (inbound:<path>): given_up is its rejection counter (items given up) at the last sample of the
 // run, whenever they were given up, and drained_s the seconds from the phase start to the first
 // sample, after the backlog's peak in the phase, at which the backlog is empty again (searched to

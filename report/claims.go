@@ -349,17 +349,6 @@ func (s *Summary) untilReached(m claim.Measure) (time.Duration, bool) {
 	return 0, false
 }
 
-// firstSaturated returns the offset of the first sample of resource name in ph that is at
-// capacity (capacity > 0).
-func firstSaturated(c *Configuration, ph *Phase, name string) (time.Duration, bool) {
-	for _, r := range c.resources {
-		if r.Resource == name && r.T >= ph.start && r.T < ph.end && r.Capacity > 0 && r.InUse >= r.Capacity {
-			return r.T, true
-		}
-	}
-	return 0, false
-}
-
 // resourceMetric computes one metric (claim.ResourceMetrics) of m.Resource over the samples
 // of phase ph, ending the window at m.Until's first saturation when given.
 func resourceMetric(c *Configuration, ph *Phase, m claim.Measure) (float64, bool, string) {
@@ -378,40 +367,8 @@ func resourceMetric(c *Configuration, ph *Phase, m claim.Measure) (float64, bool
 			end = t
 		}
 	}
-	var (
-		n, sat, sum, maxUse, capacity int
-		base, last                    uint64
-		firstSat, firstRej            = time.Duration(-1), time.Duration(-1)
-	)
-	// base is the rejection counter just before the phase; counters start at 0 with the service,
-	// before the time line, so 0 is right for a phase that starts before the first sample.
-	for _, r := range c.resources {
-		if r.Resource != m.Resource {
-			continue
-		}
-		if r.T < ph.start {
-			base, last = r.Rejected, r.Rejected
-			continue
-		}
-		if r.T >= end {
-			continue
-		}
-		n++
-		sum += r.InUse
-		maxUse = max(maxUse, r.InUse)
-		capacity = max(capacity, r.Capacity)
-		if r.Capacity > 0 && r.InUse >= r.Capacity {
-			sat++
-			if firstSat < 0 {
-				firstSat = r.T - ph.start
-			}
-		}
-		if r.Rejected > last && firstRej < 0 {
-			firstRej = r.T - ph.start
-		}
-		last = r.Rejected
-	}
-	if n == 0 {
+	u := resourceUsage(c.resources, m.Resource, ph.start, end) // resources.go: exact when the run has intervals
+	if !u.ok() {
 		if end <= ph.start {
 			return 0, false, fmt.Sprintf("%s was already at capacity when the phase began, so the window is empty", m.Until)
 		}
@@ -422,36 +379,36 @@ func resourceMetric(c *Configuration, ph *Phase, m claim.Measure) (float64, bool
 	}
 	switch m.Metric {
 	case "max_in_use":
-		return float64(maxUse), true, ""
+		return float64(u.maxInUse), true, ""
 	case "mean_in_use":
-		return float64(sum) / float64(n), true, ""
+		return u.mean(), true, ""
 	case "capacity":
-		return float64(capacity), true, ""
+		return float64(u.capacity), true, ""
 	case "rejected":
-		return float64(last - base), true, ""
+		return float64(u.rejected()), true, ""
 	case "saturated_share":
-		if capacity == 0 {
+		if u.capacity == 0 {
 			return needCap()
 		}
-		return float64(sat) / float64(n), true, ""
+		return u.share(), true, ""
 	case "saturated_s":
-		if capacity == 0 {
+		if u.capacity == 0 {
 			return needCap()
 		}
-		return float64(sat) / float64(n) * (end - ph.start).Seconds(), true, ""
+		return u.saturatedS(end - ph.start), true, ""
 	case "first_saturated_s", "first_open_s":
-		if capacity == 0 {
+		if u.capacity == 0 {
 			return needCap()
 		}
-		if firstSat < 0 {
-			return 0, false, fmt.Sprintf("%s never reached capacity (max %d of %d)", m.Resource, maxUse, capacity)
+		if !u.saturated() {
+			return 0, false, fmt.Sprintf("%s never reached capacity (max %d of %d)", m.Resource, u.maxInUse, u.capacity)
 		}
-		return firstSat.Seconds(), true, ""
+		return (u.first - ph.start).Seconds(), true, ""
 	case "first_rejected_s":
-		if firstRej < 0 {
+		if u.firstRej < 0 {
 			return 0, false, fmt.Sprintf("%s rejected nothing", m.Resource)
 		}
-		return firstRej.Seconds(), true, ""
+		return u.firstRej.Seconds(), true, ""
 	}
 	return 0, false, fmt.Sprintf("unknown resource metric %q", m.Metric)
 }

@@ -36,7 +36,12 @@
 //
 // # Which resource ran out
 //
-// A resource of resources.csv with capacity > 0 is saturated in a sample when in_use >= capacity.
+// A resource of resources.csv with capacity > 0 is saturated in a phase when it reached capacity in
+// it. A run written with the interval columns (interval_s and after) is accounted exactly: the time
+// at capacity, the first instant at capacity, the time-weighted mean and the maximum come from the
+// resource's own transitions, summed over the intervals in the phase (resources.go). Older folders
+// have point samples only: saturated in a sample when in_use >= capacity, and the share of the
+// phase at capacity is the share of samples at capacity.
 // Failures are attributed to a resource as follows (attribute in exhausted.go):
 //
 //   - rejected full / wait-timeout: "pool:<X-Bulkhead-Pool>"; queue-full: "queue:<pool>";

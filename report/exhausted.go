@@ -36,7 +36,7 @@ func newAttribution(c *Configuration, svc outcome.Topology) *attribution {
 		ph.Exhausted = exhaustedIn(c, ph)
 		sat := map[string]bool{}
 		for _, e := range ph.Exhausted {
-			if e.Saturated {
+			if e.ranOut() {
 				sat[e.Resource] = true
 			}
 		}
@@ -46,62 +46,35 @@ func newAttribution(c *Configuration, svc outcome.Topology) *attribution {
 	return a
 }
 
-// exhaustedIn accounts every bounded resource over the samples of one phase, saturated ones
-// first (by share, then name).
+// exhaustedIn accounts every bounded resource over one phase (resourceUsage: exact time from the
+// run's intervals, or the older point samples), saturated ones first (by share, then name).
 func exhaustedIn(c *Configuration, ph *Phase) []Exhausted {
-	type acc struct {
-		e        Exhausted
-		n, sat   int
-		base     uint64
-		last     uint64
-		inPhase  bool
-		firstSat int64
-	}
-	accs := map[string]*acc{}
 	var order []string
+	seen := map[string]bool{}
 	for _, s := range c.resources {
-		a := accs[s.Resource]
-		if a == nil {
-			a = &acc{e: Exhausted{Resource: s.Resource}, firstSat: -1}
-			accs[s.Resource] = a
+		if !seen[s.Resource] {
+			seen[s.Resource] = true
 			order = append(order, s.Resource)
-		}
-		if s.T < ph.start {
-			a.base = s.Rejected
-			continue
-		}
-		if s.T >= ph.end {
-			continue
-		}
-		a.inPhase = true
-		a.n++
-		a.last = s.Rejected
-		a.e.Capacity = max(a.e.Capacity, s.Capacity)
-		a.e.MaxInUse = max(a.e.MaxInUse, s.InUse)
-		if s.Capacity > 0 && s.InUse >= s.Capacity {
-			a.sat++
-			if a.firstSat < 0 {
-				a.firstSat = int64(s.T)
-			}
 		}
 	}
 	var out []Exhausted
 	for _, name := range order {
-		a := accs[name]
-		if !a.inPhase || a.e.Capacity <= 0 {
+		u := resourceUsage(c.resources, name, ph.start, ph.end)
+		if !u.ok() || u.capacity <= 0 {
 			continue
 		}
-		e := a.e
-		if a.last > a.base {
-			e.Rejected = a.last - a.base
+		e := Exhausted{Resource: name, Capacity: u.capacity, MaxInUse: u.maxInUse, Rejected: u.rejected(),
+			SaturatedShare: u.share(), Exact: u.exact}
+		if u.exact {
+			e.MeanInUse = u.mean()
+			e.AtCapacityS = u.atCapacity.Seconds()
 		}
-		e.SaturatedShare = float64(a.sat) / float64(a.n)
-		if a.firstSat >= 0 {
+		if u.saturated() {
 			e.Saturated = true
-			v := float64(a.firstSat-int64(ph.start)) / 1e9
+			v := (u.first - ph.start).Seconds()
 			e.FirstSaturatedS = &v
 			if len(ph.Faults) > 0 {
-				w := float64(a.firstSat-int64(ph.faultStart)) / 1e9
+				w := (u.first - ph.faultStart).Seconds()
 				e.AfterFaultS = &w
 			}
 		}
@@ -124,6 +97,18 @@ func exhaustedIn(c *Configuration, ph *Phase) []Exhausted {
 		return strings.Compare(x.Resource, y.Resource)
 	})
 	return out
+}
+
+// minRanOut is the least time at capacity in a phase for which exact figures count a resource
+// as having run out, in the sentence and when failures are attributed: one sampling period
+// (100 ms), the least a point sample could see. Exact accounting also catches a pool that was
+// full for a few microseconds; such a touch explains no failure.
+const minRanOut = 0.1
+
+// ranOut reports whether e ran out in its phase: it was at capacity in a sample (point samples)
+// or for at least minRanOut seconds (exact).
+func (e Exhausted) ranOut() bool {
+	return e.Saturated && (!e.Exact || e.AtCapacityS >= minRanOut)
 }
 
 // resourceRank orders resources saturated for the same share of a phase: the bulkhead's own
@@ -362,7 +347,7 @@ func pct(x float64) string { return fmt.Sprintf("%.0f%%", 100*x) }
 func sentence(mode string, ph *Phase, sampled bool) string {
 	var sat []Exhausted
 	for _, e := range ph.Exhausted {
-		if e.Saturated {
+		if e.ranOut() {
 			sat = append(sat, e)
 		}
 	}

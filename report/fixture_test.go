@@ -148,7 +148,8 @@ func (w world) writeConfig(t testing.TB, dir string, c cfgDef) {
 		t.Fatal(err)
 	}
 	for _, s := range c.resources {
-		if err := rw.Write(s.T, []outcome.Resource{{Name: s.Resource, Capacity: s.Capacity, InUse: s.InUse, Rejected: s.Rejected}}); err != nil {
+		if err := rw.Write(s.T, []outcome.Resource{{Name: s.Resource, Capacity: s.Capacity, InUse: s.InUse, Rejected: s.Rejected,
+			Interval: s.Interval, MeanInUse: s.MeanInUse, MaxInUse: s.MaxInUse, AtCapacity: s.AtCapacity, FirstAtCapacity: s.FirstAtCapacity}}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -293,6 +293,17 @@ func groupResources(rs []rundir.ResourceSample, name string, deps map[string]boo
 		m.InUse = max(m.InUse, r.InUse)
 		m.Capacity = max(m.Capacity, r.Capacity)
 		m.Rejected += r.Rejected
+		// Interval figures: the busiest member's. The group's time at capacity (any member at
+		// capacity) is at least the longest member's, which is what it shows.
+		if r.Exact() {
+			if !m.Exact() || r.FirstAtCapacity >= 0 && (m.FirstAtCapacity < 0 || r.FirstAtCapacity < m.FirstAtCapacity) {
+				m.FirstAtCapacity = r.FirstAtCapacity
+			}
+			m.Interval = max(m.Interval, r.Interval)
+			m.MeanInUse = max(m.MeanInUse, r.MeanInUse)
+			m.MaxInUse = max(m.MaxInUse, r.MaxInUse)
+			m.AtCapacity = max(m.AtCapacity, r.AtCapacity)
+		}
 	}
 	return out
 }

@@ -234,9 +234,19 @@ type Exhausted struct {
 	Resource string `json:"resource"`
 	Capacity int    `json:"capacity"`
 	MaxInUse int    `json:"max_in_use"`
-	// Saturated is true when in_use >= capacity in at least one sample of the phase.
+	// Exact is true when the figures are exact times from the run's sampling intervals (the
+	// interval columns of resources.csv), false when they are shares of point samples (a run
+	// folder written before those columns).
+	Exact bool `json:"exact"`
+	// MeanInUse is the time-weighted mean level over the phase, and AtCapacityS the seconds at
+	// capacity in it (exact runs only).
+	MeanInUse   float64 `json:"mean_in_use,omitempty"`
+	AtCapacityS float64 `json:"at_capacity_s,omitempty"`
+	// Saturated is true when the resource reached capacity in the phase (exact), or was at
+	// capacity in at least one sample of it.
 	Saturated bool `json:"saturated"`
-	// SaturatedShare is the share of the phase's samples spent at capacity.
+	// SaturatedShare is the share of the phase spent at capacity (exact), or the share of its
+	// samples at capacity.
 	SaturatedShare float64 `json:"saturated_share"`
 	// FirstSaturatedS is when the resource first reached capacity, seconds after the phase start
 	// (null if never); AfterFaultS the same relative to the fault's start (null without a fault).

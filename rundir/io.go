@@ -7,9 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/bulkheadlab/bulkhead/outcome"
@@ -100,14 +103,24 @@ func ReadJSON(path string, v any) error {
 	return nil
 }
 
-// ResourceSample is one row of resources.csv.
+// ResourceSample is one row of resources.csv. Interval and the fields after it are the exact
+// figures of the interval (T-Interval, T] (see outcome.Resource); Interval 0 marks a point sample.
 type ResourceSample struct {
 	T        time.Duration // offset from the attack start
 	Resource string
 	Capacity int
 	InUse    int
 	Rejected uint64
+
+	Interval        time.Duration
+	MeanInUse       float64
+	MaxInUse        int
+	AtCapacity      time.Duration
+	FirstAtCapacity time.Duration // -1: not at capacity in the interval (0 in a point sample)
 }
+
+// Exact reports whether the row carries the exact figures of an interval.
+func (s ResourceSample) Exact() bool { return s.Interval > 0 }
 
 // ResourceWriter streams resource samples as CSV. It is not safe for concurrent use.
 type ResourceWriter struct {
@@ -133,6 +146,18 @@ func (rw *ResourceWriter) Write(t time.Duration, rs []outcome.Resource) error {
 		rw.row[2] = strconv.Itoa(r.Capacity)
 		rw.row[3] = strconv.Itoa(r.InUse)
 		rw.row[4] = strconv.FormatUint(r.Rejected, 10)
+		rw.row[5] = seconds(r.Interval)
+		for i := 6; i < len(rw.row); i++ {
+			rw.row[i] = ""
+		}
+		if r.Exact() {
+			rw.row[6] = strconv.FormatFloat(r.MeanInUse, 'f', 4, 64)
+			rw.row[7] = strconv.Itoa(r.MaxInUse)
+			rw.row[8] = seconds(r.AtCapacity)
+			if r.FirstAtCapacity >= 0 {
+				rw.row[9] = seconds(r.FirstAtCapacity)
+			}
+		}
 		if err := rw.w.Write(rw.row); err != nil {
 			return err
 		}
@@ -140,13 +165,17 @@ func (rw *ResourceWriter) Write(t time.Duration, rs []outcome.Resource) error {
 	return nil
 }
 
+// seconds formats d in seconds to the microsecond.
+func seconds(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', 6, 64) }
+
 // Flush writes buffered rows to the underlying writer and reports any write error.
 func (rw *ResourceWriter) Flush() error {
 	rw.w.Flush()
 	return rw.w.Error()
 }
 
-// ReadResources reads a resources.csv file.
+// ReadResources reads a resources.csv file, in the current format (ResourceCSVHeader) or the
+// older one of five columns (its rows are point samples). Errors name the file, line and column.
 func ReadResources(path string) ([]ResourceSample, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -154,13 +183,15 @@ func ReadResources(path string) ([]ResourceSample, error) {
 	}
 	defer f.Close()
 	r := csv.NewReader(bufio.NewReader(f))
-	r.FieldsPerRecord = len(ResourceCSVHeader)
 	r.ReuseRecord = true
 	var out []ResourceSample
 	line := 0
 	for {
 		rec, err := r.Read()
 		if err == io.EOF {
+			if line == 0 {
+				return nil, fmt.Errorf("%s: empty file, want the header %s", path, strings.Join(ResourceCSVHeader, ","))
+			}
 			return out, nil
 		}
 		line++
@@ -168,20 +199,60 @@ func ReadResources(path string) ([]ResourceSample, error) {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		if line == 1 {
-			continue // header
+			if !slices.Equal(rec, ResourceCSVHeader) && !slices.Equal(rec, resourceCSVHeaderV1) {
+				return nil, fmt.Errorf("%s:1: header %q is neither %q nor the older %q", path,
+					strings.Join(rec, ","), strings.Join(ResourceCSVHeader, ","), strings.Join(resourceCSVHeaderV1, ","))
+			}
+			r.FieldsPerRecord = len(rec) // every row as wide as the header
+			continue
 		}
-		t, err1 := strconv.ParseFloat(rec[0], 64)
-		c, err2 := strconv.Atoi(rec[2])
-		u, err3 := strconv.Atoi(rec[3])
-		rj, err4 := strconv.ParseUint(rec[4], 10, 64)
-		if err := errors.Join(err1, err2, err3, err4); err != nil {
+		s, err := parseResourceRow(rec)
+		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
 		}
-		out = append(out, ResourceSample{
-			T: time.Duration(t * float64(time.Second)), Resource: rec[1],
-			Capacity: c, InUse: u, Rejected: rj,
-		})
+		out = append(out, s)
 	}
+}
+
+// parseResourceRow parses one row of either format.
+func parseResourceRow(rec []string) (ResourceSample, error) {
+	var errs []error
+	field := func(i int, parse func(string) error) {
+		if err := parse(rec[i]); err != nil {
+			errs = append(errs, fmt.Errorf("column %s: %w", ResourceCSVHeader[i], err))
+		}
+	}
+	dur := func(d *time.Duration) func(string) error {
+		return func(v string) error {
+			x, err := strconv.ParseFloat(v, 64)
+			*d = time.Duration(math.Round(x * float64(time.Second)))
+			return err
+		}
+	}
+	s := ResourceSample{Resource: rec[1]}
+	field(0, dur(&s.T))
+	field(2, func(v string) (err error) { s.Capacity, err = strconv.Atoi(v); return })
+	field(3, func(v string) (err error) { s.InUse, err = strconv.Atoi(v); return })
+	field(4, func(v string) (err error) { s.Rejected, err = strconv.ParseUint(v, 10, 64); return })
+	if len(rec) > 5 {
+		field(5, dur(&s.Interval))
+		if s.Interval < 0 {
+			errs = append(errs, fmt.Errorf("column interval_s: %s is negative", rec[5]))
+		}
+	}
+	if s.Interval > 0 {
+		field(6, func(v string) (err error) { s.MeanInUse, err = strconv.ParseFloat(v, 64); return })
+		field(7, func(v string) (err error) { s.MaxInUse, err = strconv.Atoi(v); return })
+		field(8, dur(&s.AtCapacity))
+		s.FirstAtCapacity = -1
+		if rec[9] != "" {
+			field(9, dur(&s.FirstAtCapacity))
+		}
+		if s.AtCapacity < 0 || s.AtCapacity > s.Interval+time.Microsecond {
+			errs = append(errs, fmt.Errorf("column at_capacity_s: %s is outside [0, interval_s %s]", rec[8], rec[5]))
+		}
+	}
+	return s, errors.Join(errs...)
 }
 
 // ReadRaw streams the vegeta results in the file at path (JSON lines, gob or CSV, detected like

@@ -64,7 +64,12 @@ func TestResourcesRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs := []outcome.Resource{{Name: "pool:shared", Capacity: 10, InUse: 10, Rejected: 3}, {Name: "goroutines", InUse: 42}}
+	rs := []outcome.Resource{
+		{Name: "pool:shared", Capacity: 10, InUse: 10, Rejected: 3, Interval: 100 * time.Millisecond,
+			MeanInUse: 9.25, MaxInUse: 10, AtCapacity: 62500 * time.Microsecond, FirstAtCapacity: 37500 * time.Microsecond},
+		{Name: "calls:B", Capacity: 2, InUse: 1, Interval: 100 * time.Millisecond, MeanInUse: 0.5, MaxInUse: 1, FirstAtCapacity: -1},
+		{Name: "goroutines", InUse: 42},
+	}
 	if err := w.Write(1500*time.Millisecond, rs); err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +82,10 @@ func TestResourcesRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []ResourceSample{
-		{T: 1500 * time.Millisecond, Resource: "pool:shared", Capacity: 10, InUse: 10, Rejected: 3},
+		{T: 1500 * time.Millisecond, Resource: "pool:shared", Capacity: 10, InUse: 10, Rejected: 3, Interval: 100 * time.Millisecond,
+			MeanInUse: 9.25, MaxInUse: 10, AtCapacity: 62500 * time.Microsecond, FirstAtCapacity: 37500 * time.Microsecond},
+		{T: 1500 * time.Millisecond, Resource: "calls:B", Capacity: 2, InUse: 1, Interval: 100 * time.Millisecond,
+			MeanInUse: 0.5, MaxInUse: 1, FirstAtCapacity: -1},
 		{T: 1500 * time.Millisecond, Resource: "goroutines", InUse: 42},
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -85,12 +93,38 @@ func TestResourcesRoundTrip(t *testing.T) {
 	}
 }
 
-func TestReadResourcesNamesTheBadLine(t *testing.T) {
+// A folder written before the interval columns still reads: its rows are point samples.
+func TestReadResourcesOldFormat(t *testing.T) {
 	path := filepath.Join(t.TempDir(), ResourcesFile)
-	os.WriteFile(path, []byte("t_s,resource,capacity,in_use,rejected\n0.1,pool:a,x,1,0\n"), 0o644)
-	_, err := ReadResources(path)
-	if err == nil || !strings.Contains(err.Error(), ResourcesFile+":2") {
-		t.Fatalf("err = %v, want one naming line 2", err)
+	os.WriteFile(path, []byte("t_s,resource,capacity,in_use,rejected\n0.100,pool:A,5,5,7\n"), 0o644)
+	got, err := ReadResources(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []ResourceSample{{T: 100 * time.Millisecond, Resource: "pool:A", Capacity: 5, InUse: 5, Rejected: 7}}
+	if !reflect.DeepEqual(got, want) || got[0].Exact() {
+		t.Errorf("got %+v (exact %v), want the point sample %+v", got, got[0].Exact(), want)
+	}
+}
+
+func TestReadResourcesNamesTheBadLine(t *testing.T) {
+	const newHeader = "t_s,resource,capacity,in_use,rejected,interval_s,mean_in_use,max_in_use,at_capacity_s,first_at_capacity_s\n"
+	for _, tc := range []struct{ name, file, want string }{
+		{"old format, bad capacity", "t_s,resource,capacity,in_use,rejected\n0.1,pool:a,x,1,0\n", ResourcesFile + ":2: column capacity"},
+		{"new format, bad mean", newHeader + "0.1,pool:a,5,1,0,0.1,x,1,0,\n", ResourcesFile + ":2: column mean_in_use"},
+		{"at capacity longer than the interval", newHeader + "0.1,pool:a,5,5,0,0.1,5,5,0.2,0\n", ResourcesFile + ":2: column at_capacity_s"},
+		{"row narrower than the header", newHeader + "0.1,pool:a,5,1,0\n", "line 2: wrong number of fields"},
+		{"unknown header", "t,resource\n", ResourcesFile + ":1: header"},
+		{"empty file", "", "empty file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), ResourcesFile)
+			os.WriteFile(path, []byte(tc.file), 0o644)
+			_, err := ReadResources(path)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want one containing %q", err, tc.want)
+			}
+		})
 	}
 }
 

@@ -28,8 +28,17 @@ const (
 
 // ResourceCSVHeader is the header row of resources.csv: one row per resource per sample, so any
 // number of pools and dependencies fits. t_s is seconds since the attack start (the time line's
-// zero); rejected is cumulative.
-var ResourceCSVHeader = []string{"t_s", "resource", "capacity", "in_use", "rejected"}
+// zero); in_use the level at that instant; rejected is cumulative. The other columns are the
+// exact figures of the sampling interval that ends at t_s (outcome.Resource): interval_s its
+// length (0: a point sample, the other columns empty), mean_in_use the time-weighted mean level,
+// max_in_use the highest level, at_capacity_s the seconds at capacity, first_at_capacity_s the
+// seconds from the interval's start to the first instant at capacity (empty when none). Folders
+// written before these columns existed have only the first five; ReadResources reads both.
+var ResourceCSVHeader = []string{"t_s", "resource", "capacity", "in_use", "rejected",
+	"interval_s", "mean_in_use", "max_in_use", "at_capacity_s", "first_at_capacity_s"}
+
+// resourceCSVHeaderV1 is the header of resources.csv before the interval columns.
+var resourceCSVHeaderV1 = ResourceCSVHeader[:5]
 
 // Run describes a whole run folder.
 type Run struct {

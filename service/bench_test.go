@@ -64,6 +64,7 @@ func semaphores(size int) []struct {
 		s    sem
 	}{
 		{"ours", NewSemaphore(PoolConfig{Name: "bench", Size: size})},
+		{"main", newSemMain(PoolConfig{Name: "bench", Size: size})},
 		{"chan", make(semChan, size)},
 		{"xsync", weighted{semaphore.NewWeighted(int64(size))}},
 	}
@@ -71,7 +72,8 @@ func semaphores(size int) []struct {
 
 // BenchmarkSemaphore measures one acquire+release. Run with -cpu=1,2 -benchmem. The parallel
 // variant has more permits than goroutines, so it measures contention on the counter, not
-// waiting.
+// waiting. "main" is the semaphore before exact accounting (semmain_bench_test.go); do-serial
+// and do-parallel compare the accounted Do, which reads the clock twice per call, with main's.
 func BenchmarkSemaphore(b *testing.B) {
 	ctx := context.Background()
 	for _, v := range semaphores(64) {
@@ -106,6 +108,50 @@ func BenchmarkSemaphore(b *testing.B) {
 						return
 					}
 					v.s.Release()
+				}
+			})
+		})
+	}
+}
+
+func BenchmarkSemaphoreDo(b *testing.B) {
+	ctx := context.Background()
+	noop := func(context.Context) error { return nil }
+	dos := func() []struct {
+		name string
+		p    interface {
+			Do(context.Context, func(context.Context) error) error
+		}
+	} {
+		return []struct {
+			name string
+			p    interface {
+				Do(context.Context, func(context.Context) error) error
+			}
+		}{
+			{"ours", NewSemaphore(PoolConfig{Name: "bench", Size: 64})},
+			{"main", newSemMain(PoolConfig{Name: "bench", Size: 64})},
+		}
+	}
+	for _, v := range dos() {
+		b.Run("do-serial/"+v.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := v.p.Do(ctx, noop); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	for _, v := range dos() {
+		b.Run("do-parallel/"+v.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if err := v.p.Do(ctx, noop); err != nil {
+						b.Error(err)
+						return
+					}
 				}
 			})
 		})

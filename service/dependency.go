@@ -29,8 +29,11 @@ type dependency struct {
 	breaker   *gobreaker.CircuitBreaker[struct{}]
 	slow      time.Duration // breaker: a slower successful call counts as a failure
 
-	inFlight   atomic.Int64
-	connsOpen  atomic.Int64
+	// inFlight and connsOpen are the calls in flight and the connections open, with their exact
+	// time accounts. inFlight's capacity is the size of the dependency's pool when the pool holds
+	// no other dependency (set by New), else 0.
+	inFlight   gauge
+	connsOpen  gauge
 	connsInUse atomic.Int64
 	connWait   atomic.Int64 // ns
 	calls      atomic.Uint64
@@ -51,7 +54,7 @@ var errAbandoned = errors.New("call abandoned: another call of the request faile
 // newDependency builds the transport for cfg. out counts open outbound connections of the whole
 // service; outCap, when non-nil, caps them (TryAcquire per dial: a dial over the cap fails at once
 // with ErrConnLimit rather than wait, so that the exhausted resource shows as its own reason).
-func newDependency(cfg DependencyConfig, idle int, outCap *Semaphore, out *atomic.Int64, outRejected *atomic.Uint64) *dependency {
+func newDependency(cfg DependencyConfig, idle int, outCap *Semaphore, out *gauge, outRejected *atomic.Uint64) *dependency {
 	d := &dependency{name: cfg.Name, url: strings.TrimSuffix(cfg.URL, "/") + "/"}
 	dialer := &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
 	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -66,11 +69,11 @@ func newDependency(cfg DependencyConfig, idle int, outCap *Semaphore, out *atomi
 			}
 			return nil, err
 		}
-		d.connsOpen.Add(1)
-		out.Add(1)
+		d.connsOpen.inc()
+		out.inc()
 		return &countedConn{Conn: c, onClose: func() {
-			d.connsOpen.Add(-1)
-			out.Add(-1)
+			d.connsOpen.dec()
+			out.dec()
 			if outCap != nil {
 				outCap.Release()
 			}
@@ -145,8 +148,8 @@ func (d *dependency) admit(ctx context.Context, timeout time.Duration, took *tim
 // short because its budget ran out wraps ErrTimeout.
 func (d *dependency) do(ctx context.Context) error {
 	d.calls.Add(1)
-	d.inFlight.Add(1)
-	defer d.inFlight.Add(-1)
+	d.inFlight.inc()
+	defer d.inFlight.dec()
 
 	var asked time.Time
 	var got atomic.Bool
@@ -193,17 +196,21 @@ func (d *dependency) do(ctx context.Context) error {
 	return fmt.Errorf("call %s: %w", d.name, err)
 }
 
-func (d *dependency) stats() DependencyStats {
+// stats returns the dependency's account at t; take starts a new sampling interval (see
+// Service.Sample).
+func (d *dependency) stats(t int64, take bool) DependencyStats {
 	st := DependencyStats{
-		Name:       d.name,
-		InFlight:   int(d.inFlight.Load()),
-		ConnsOpen:  int(d.connsOpen.Load()),
-		ConnsInUse: int(d.connsInUse.Load()),
-		ConnWait:   time.Duration(d.connWait.Load()),
-		Calls:      d.calls.Load(),
-		Timeouts:   d.timeouts.Load(),
-		Errors:     d.errors.Load(),
-		Pool:       d.poolName,
+		Name:          d.name,
+		InFlight:      d.inFlight.level(),
+		ConnsOpen:     d.connsOpen.level(),
+		InFlightUsage: d.inFlight.usage(t, take),
+		ConnsUsage:    d.connsOpen.usage(t, take),
+		ConnsInUse:    int(d.connsInUse.Load()),
+		ConnWait:      time.Duration(d.connWait.Load()),
+		Calls:         d.calls.Load(),
+		Timeouts:      d.timeouts.Load(),
+		Errors:        d.errors.Load(),
+		Pool:          d.poolName,
 	}
 	if d.breaker != nil {
 		st.BreakerState = d.breaker.State().String()

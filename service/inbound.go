@@ -63,7 +63,7 @@ type inbound struct {
 	wg         sync.WaitGroup // processing goroutines
 
 	seq        atomic.Uint64 // ids of items that came without one
-	backlog    atomic.Int64
+	backlog    gauge         // capacity MaxBacklog, set by newInbound
 	inProgress atomic.Int64
 	waiting    atomic.Int64
 	accepted   atomic.Uint64
@@ -99,6 +99,7 @@ func newInbound(path string, cfg InboundConfig, pool Pool, deps []*dependency, t
 	return &inbound{
 		path: path, cfg: cfg, pool: pool, deps: deps, timeout: timeout, after: after, logf: logf,
 		ctx: ctx, cancel: cancel, seen: map[string]struct{}{}, timers: map[uint64]func() bool{},
+		backlog: gauge{capacity: int64(cfg.MaxBacklog)},
 	}
 }
 
@@ -107,17 +108,11 @@ func newInbound(path string, cfg InboundConfig, pool Pool, deps []*dependency, t
 // are already in the backlog, keeping nothing. It does not wait for the processing.
 func (in *inbound) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	io.Copy(io.Discard, io.LimitReader(r.Body, 1<<20)) //nolint:errcheck // the body is not used
-	for {
-		n := in.backlog.Load()
-		if n >= int64(in.cfg.MaxBacklog) {
-			in.refused.Add(1)
-			response{status: http.StatusServiceUnavailable, outcome: outcome.Rejected,
-				pool: "inbound:" + in.path, reason: outcome.ReasonBacklogFull}.write(w)
-			return
-		}
-		if in.backlog.CompareAndSwap(n, n+1) {
-			break
-		}
+	if !in.backlog.tryInc(int64(in.cfg.MaxBacklog)) {
+		in.refused.Add(1)
+		response{status: http.StatusServiceUnavailable, outcome: outcome.Rejected,
+			pool: "inbound:" + in.path, reason: outcome.ReasonBacklogFull}.write(w)
+		return
 	}
 	id := r.Header.Get(outcome.HeaderItem)
 	if id == "" || len(id) > maxItemID {
@@ -157,7 +152,7 @@ func (in *inbound) dispatch(it item) {
 		if _, dup := in.seen[fp]; dup {
 			in.mu.Unlock()
 			in.duplicates.Add(1)
-			in.backlog.Add(-1)
+			in.backlog.dec()
 			return
 		}
 		in.seen[fp] = struct{}{}
@@ -178,7 +173,7 @@ func (in *inbound) process(it item) {
 	switch {
 	case err == nil:
 		in.processed.Add(1)
-		in.backlog.Add(-1)
+		in.backlog.dec()
 	case in.ctx.Err() != nil || errors.Is(err, ErrClosed):
 		in.stop(1)
 	case errors.As(err, &rej):
@@ -265,7 +260,7 @@ func (in *inbound) retryDelay(it item) time.Duration {
 // giveUp ends it after its last attempt, loudly: counted, its id listed, and logged.
 func (in *inbound) giveUp(it item, cause error) {
 	in.givenUp.Add(1)
-	in.backlog.Add(-1)
+	in.backlog.dec()
 	in.mu.Lock()
 	if len(in.givenUpIDs) < MaxGivenUpIDs {
 		in.givenUpIDs = append(in.givenUpIDs, it.id)
@@ -277,7 +272,7 @@ func (in *inbound) giveUp(it item, cause error) {
 // stop counts n items that leave the backlog because the endpoint is closing.
 func (in *inbound) stop(n int) {
 	in.stopped.Add(uint64(n))
-	in.backlog.Add(-int64(n))
+	in.backlog.add(-int64(n))
 }
 
 // close stops the endpoint: deferred items are not retried, in-flight processing is cancelled,
@@ -303,14 +298,16 @@ func (in *inbound) close() {
 	in.wg.Wait()
 }
 
-// stats returns the endpoint's account. It takes the endpoint's lock for the given-up ids.
-func (in *inbound) stats() InboundStats {
+// stats returns the endpoint's account at t (take: see Service.Sample). It takes the endpoint's
+// lock for the given-up ids.
+func (in *inbound) stats(t int64, take bool) InboundStats {
 	st := InboundStats{
 		Endpoint:      in.path,
 		Pool:          in.cfg.Pool,
 		Accepted:      in.accepted.Load(),
 		Refused:       in.refused.Load(),
-		Backlog:       int(in.backlog.Load()),
+		Backlog:       in.backlog.level(),
+		BacklogUsage:  in.backlog.usage(t, take),
 		InProgress:    int(in.inProgress.Load()),
 		Waiting:       int(in.waiting.Load()),
 		MaxBacklog:    in.cfg.MaxBacklog,

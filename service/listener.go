@@ -3,7 +3,6 @@ package service
 import (
 	"net"
 	"sync"
-	"sync/atomic"
 )
 
 // countingListener counts the connections it has accepted and not yet closed and, when limit > 0,
@@ -12,12 +11,12 @@ import (
 type countingListener struct {
 	net.Listener
 	sem   chan struct{} // nil when there is no cap
-	open  *atomic.Int64
+	open  *gauge
 	done  chan struct{}
 	close sync.Once
 }
 
-func newCountingListener(l net.Listener, limit int, open *atomic.Int64) *countingListener {
+func newCountingListener(l net.Listener, limit int, open *gauge) *countingListener {
 	cl := &countingListener{Listener: l, open: open, done: make(chan struct{})}
 	if limit > 0 {
 		cl.sem = make(chan struct{}, limit)
@@ -39,8 +38,8 @@ func (l *countingListener) Accept() (net.Conn, error) {
 		l.release()
 		return nil, err
 	}
-	l.open.Add(1)
-	return &countedConn{Conn: c, onClose: func() { l.open.Add(-1); l.release() }}, nil
+	l.open.inc()
+	return &countedConn{Conn: c, onClose: func() { l.open.dec(); l.release() }}, nil
 }
 
 func (l *countingListener) release() {

@@ -19,8 +19,12 @@ type Pool interface {
 	// running fn. When ctx is done while waiting it returns ctx.Err() and leaves the pool as it
 	// was. fn receives ctx (or a context derived from it) and must honour its cancellation.
 	Do(ctx context.Context, fn func(context.Context) error) error
-	// Stats returns the pool's account at this instant (atomic loads, no lock).
+	// Stats returns the pool's account at this instant (atomic loads; the usage readers' own
+	// mutexes, held for a few loads).
 	Stats() PoolStats
+	// stats returns the account at t (see now); take starts a new sampling interval: it resets
+	// the peaks and first times at capacity that Service.Sample reports per interval.
+	stats(t int64, take bool) PoolStats
 	// Close makes later calls to Do return ErrClosed and releases the pool's goroutines, if it
 	// has any (a Workers pool blocks until its workers have exited; a Semaphore has none).
 	Close()

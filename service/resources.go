@@ -35,22 +35,43 @@ import "github.com/bulkheadlab/bulkhead/outcome"
 //   - heap-bytes, stack-bytes: the process's live heap objects and goroutine stacks in bytes
 //     (ProcessStats.HeapBytes, StackBytes), Capacity 0. Process-wide: a pool layout's own cost
 //     is the difference between two configurations run the same way.
-func (s Snapshot) Resources() []outcome.Resource {
+//
+// Resources gives point samples (Interval 0); ResourcesSince adds the exact figures of an
+// interval.
+func (s Snapshot) Resources() []outcome.Resource { return s.ResourcesSince(nil) }
+
+// ResourcesSince is Resources with, for pool:, queue:, conns:, calls:, inbound:, inbound-conns
+// and outbound-conns, the exact figures (outcome.Resource.Interval and after) of the interval
+// from prev to s, where prev and s are consecutive Service.Sample results of the same service.
+// With prev nil, or for the other resources, the rows are point samples.
+func (s Snapshot) ResourcesSince(prev *Snapshot) []outcome.Resource {
 	rs := make([]outcome.Resource, 0, 2*len(s.Pools)+3*len(s.Dependencies)+2*len(s.Inbound)+5)
-	for _, p := range s.Pools {
-		rs = append(rs, outcome.Resource{
+	for i, p := range s.Pools {
+		var pp *PoolStats
+		if prev != nil && i < len(prev.Pools) && prev.Pools[i].Name == p.Name {
+			pp = &prev.Pools[i]
+		}
+		r := outcome.Resource{
 			Name:     "pool:" + p.Name,
 			Capacity: p.Capacity,
 			InUse:    p.InUse,
 			Rejected: p.Rejected[outcome.ReasonFull] + p.Rejected[outcome.ReasonWaitTimeout],
-		})
+		}
+		if pp != nil {
+			exact(&r, pp.Slots, p.Slots)
+		}
+		rs = append(rs, r)
 		if p.QueueCapacity > 0 {
-			rs = append(rs, outcome.Resource{
+			r := outcome.Resource{
 				Name:     "queue:" + p.Name,
 				Capacity: p.QueueCapacity,
 				InUse:    p.Waiting,
 				Rejected: p.Rejected[outcome.ReasonQueueFull],
-			})
+			}
+			if pp != nil && pp.Queue != nil && p.Queue != nil {
+				exact(&r, *pp.Queue, *p.Queue)
+			}
+			rs = append(rs, r)
 		}
 	}
 	members := map[string]int{} // pool name -> dependencies in it
@@ -63,13 +84,17 @@ func (s Snapshot) Resources() []outcome.Resource {
 	for _, p := range s.Pools {
 		size[p.Name] = p.Capacity
 	}
-	for _, d := range s.Dependencies {
-		rs = append(rs, outcome.Resource{Name: "conns:" + d.Name, InUse: d.ConnsOpen})
+	for i, d := range s.Dependencies {
+		conns := outcome.Resource{Name: "conns:" + d.Name, InUse: d.ConnsOpen}
 		calls := outcome.Resource{Name: "calls:" + d.Name, InUse: d.InFlight}
 		if d.Pool != "" && members[d.Pool] == 1 {
 			calls.Capacity = size[d.Pool]
 		}
-		rs = append(rs, calls)
+		if prev != nil && i < len(prev.Dependencies) && prev.Dependencies[i].Name == d.Name {
+			exact(&conns, prev.Dependencies[i].ConnsUsage, d.ConnsUsage)
+			exact(&calls, prev.Dependencies[i].InFlightUsage, d.InFlightUsage)
+		}
+		rs = append(rs, conns, calls)
 		if d.BreakerState != "" {
 			open := 0
 			if d.BreakerState == "open" {
@@ -78,18 +103,48 @@ func (s Snapshot) Resources() []outcome.Resource {
 			rs = append(rs, outcome.Resource{Name: "breaker:" + d.Name, Capacity: 1, InUse: open, Rejected: d.BreakerRejected})
 		}
 	}
-	for _, in := range s.Inbound {
-		rs = append(rs,
-			outcome.Resource{Name: "inbound:" + in.Endpoint, Capacity: in.MaxBacklog, InUse: in.Backlog, Rejected: in.GivenUp},
+	for i, in := range s.Inbound {
+		backlog := outcome.Resource{Name: "inbound:" + in.Endpoint, Capacity: in.MaxBacklog, InUse: in.Backlog, Rejected: in.GivenUp}
+		if prev != nil && i < len(prev.Inbound) && prev.Inbound[i].Endpoint == in.Endpoint {
+			exact(&backlog, prev.Inbound[i].BacklogUsage, in.BacklogUsage)
+		}
+		rs = append(rs, backlog,
 			outcome.Resource{Name: "retry:" + in.Endpoint, InUse: in.Waiting, Rejected: in.Deferred + in.Failed},
 		)
 	}
 	pr := s.Process
-	return append(rs,
-		outcome.Resource{Name: "inbound-conns", Capacity: pr.InboundConnsCap, InUse: pr.InboundConns},
-		outcome.Resource{Name: "outbound-conns", Capacity: pr.OutboundConnsCap, InUse: pr.OutboundConns, Rejected: pr.OutboundConnsRejected},
+	in := outcome.Resource{Name: "inbound-conns", Capacity: pr.InboundConnsCap, InUse: pr.InboundConns}
+	out := outcome.Resource{Name: "outbound-conns", Capacity: pr.OutboundConnsCap, InUse: pr.OutboundConns, Rejected: pr.OutboundConnsRejected}
+	if prev != nil {
+		exact(&in, prev.Process.InboundConnsUsage, pr.InboundConnsUsage)
+		exact(&out, prev.Process.OutboundConnsUsage, pr.OutboundConnsUsage)
+	}
+	return append(rs, in, out,
 		outcome.Resource{Name: "goroutines", InUse: pr.Goroutines},
 		outcome.Resource{Name: "heap-bytes", InUse: int(pr.HeapBytes)},
 		outcome.Resource{Name: "stack-bytes", InUse: int(pr.StackBytes)},
 	)
+}
+
+// exact fills r's interval figures from the Usage of the same resource at the interval's start
+// (prev, from the previous Sample) and end (cur). An empty interval leaves r a point sample.
+func exact(r *outcome.Resource, prev, cur Usage) {
+	iv := cur.At - prev.At
+	if iv <= 0 {
+		return
+	}
+	r.Interval = iv
+	r.MeanInUse = float64(cur.InUseNS-prev.InUseNS) / float64(iv)
+	r.MaxInUse = cur.Peak
+	r.AtCapacity = min(max(cur.AtCapacity-prev.AtCapacity, 0), iv)
+	switch {
+	case prev.Full:
+		r.FirstAtCapacity = 0
+	case cur.FirstFull >= 0:
+		r.FirstAtCapacity = min(max(cur.FirstFull-prev.At, 0), iv)
+	case r.AtCapacity > 0:
+		r.FirstAtCapacity = iv - r.AtCapacity // unreachable: an entry records its time
+	default:
+		r.FirstAtCapacity = -1
+	}
 }

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -147,4 +148,43 @@ func TestResourcesLive(t *testing.T) {
 			t.Errorf("after tripping: breaker:A = %+v, want open (1 of 1) with 1 rejection", got)
 		}
 	})
+}
+
+// TestSampleGivesExactIntervals runs a real service's pool through Sample: the rows of the
+// interval carry exact figures (a pool held full by one call for the whole of the second
+// interval is at capacity for all of it), the first row is a point sample.
+func TestSampleGivesExactIntervals(t *testing.T) {
+	s, err := New(Config{
+		Mode:          ModeSplit,
+		Pools:         []PoolConfig{{Name: "A", Size: 1, Dependencies: []string{"A"}}},
+		Dependencies:  []DependencyConfig{{Name: "A", URL: "http://127.0.0.1:1"}},
+		Endpoints:     []EndpointConfig{{Path: "/a", Calls: []string{"A"}}},
+		ClientTimeout: time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Shutdown(context.Background())
+	first := s.Sample()
+	if r, _ := find(first.ResourcesSince(nil), "pool:A"); r.Exact() {
+		t.Errorf("first row %+v: want a point sample", r)
+	}
+	hold, held, done := make(chan struct{}), make(chan struct{}), make(chan error)
+	go func() {
+		done <- s.pools[0].Do(context.Background(), func(context.Context) error { close(held); <-hold; return nil })
+	}()
+	<-held
+	second := s.Sample()
+	third := s.Sample() // the whole interval second..third is spent full
+	close(hold)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	r, ok := find(third.ResourcesSince(&second), "pool:A")
+	if !ok || !r.Exact() || r.AtCapacity != r.Interval || r.FirstAtCapacity != 0 || r.MaxInUse != 1 || r.MeanInUse != 1 {
+		t.Errorf("pool:A held for the whole interval: %+v; want at capacity, first at 0, max 1, mean 1", r)
+	}
+	if r, _ := find(second.ResourcesSince(&first), "outbound-conns"); !r.Exact() || r.AtCapacity != 0 {
+		t.Errorf("outbound-conns (no cap): %+v; want exact, never at capacity", r)
+	}
 }

@@ -32,8 +32,8 @@ type Service struct {
 	inbounds  []*inbound                                         // accept-fast endpoints, in Config order
 
 	inFlight     atomic.Int64
-	inbound      atomic.Int64
-	outbound     atomic.Int64
+	inbound      gauge // open inbound connections, capacity MaxInboundConns
+	outbound     gauge // open outbound connections, capacity MaxOutboundConns
 	outRejected  atomic.Uint64
 	outboundPool *Semaphore // nil when MaxOutboundConns is 0
 
@@ -62,7 +62,9 @@ func New(cfg Config) (*Service, error) {
 		afterFunc: func(d time.Duration, f func()) func() bool {
 			return time.AfterFunc(d, f).Stop
 		},
-		logf: log.Printf,
+		logf:     log.Printf,
+		inbound:  gauge{capacity: int64(cfg.MaxInboundConns)},
+		outbound: gauge{capacity: int64(cfg.MaxOutboundConns)},
 	}
 	if cfg.MaxOutboundConns > 0 {
 		s.outboundPool = NewSemaphore(PoolConfig{Name: "outbound-conns", Size: cfg.MaxOutboundConns})
@@ -87,6 +89,19 @@ func New(cfg Config) (*Service, error) {
 		}
 		for _, n := range names {
 			s.byName[n].pool, s.byName[n].poolName = p, pc.Name
+		}
+	}
+	// A dependency alone in its pool is capped at the pool's size: its calls in flight are at
+	// capacity exactly when the pool is (see Snapshot.Resources, calls:<dep>).
+	members := map[Pool]int{}
+	for _, d := range s.deps {
+		if d.pool != nil {
+			members[d.pool]++
+		}
+	}
+	for _, d := range s.deps {
+		if d.pool != nil && members[d.pool] == 1 {
+			d.inFlight.capacity = int64(d.pool.Stats().Capacity)
 		}
 	}
 
@@ -272,32 +287,44 @@ func (s *Service) callAll(ctx context.Context, deps []*dependency, shared bool) 
 }
 
 // Snapshot returns the service's resource account at this instant. It takes no lock other than a
-// breaker's (for its state) and an inbound endpoint's (for its given-up ids), and allocates only
-// the result.
-func (s *Service) Snapshot() Snapshot {
+// breaker's (for its state), an inbound endpoint's (for its given-up ids) and the usage readers'
+// (a few loads each), and allocates only the result.
+func (s *Service) Snapshot() Snapshot { return s.snapshot(false) }
+
+// Sample is Snapshot for the one sampler of a run: it also starts a new sampling interval, so
+// each Usage's Peak and FirstFull cover the time since the previous Sample. Resources(prev) of two
+// consecutive samples gives the exact figures of the interval between them. Only one goroutine
+// may call Sample; Snapshot may run beside it.
+func (s *Service) Sample() Snapshot { return s.snapshot(true) }
+
+func (s *Service) snapshot(take bool) Snapshot {
+	t := now()
 	snap := Snapshot{
-		Time:         time.Now(),
+		Time:         epoch.Add(time.Duration(t)),
+		Mono:         time.Duration(t),
 		Pools:        make([]PoolStats, 0, len(s.pools)),
 		Dependencies: make([]DependencyStats, 0, len(s.deps)),
 		Process: ProcessStats{
 			InFlight:              int(s.inFlight.Load()),
 			Goroutines:            runtime.NumGoroutine(),
-			InboundConns:          int(s.inbound.Load()),
+			InboundConns:          s.inbound.level(),
 			InboundConnsCap:       s.cfg.MaxInboundConns,
-			OutboundConns:         int(s.outbound.Load()),
+			OutboundConns:         s.outbound.level(),
 			OutboundConnsCap:      s.cfg.MaxOutboundConns,
 			OutboundConnsRejected: s.outRejected.Load(),
 		},
 	}
+	snap.Process.InboundConnsUsage = s.inbound.usage(t, take)
+	snap.Process.OutboundConnsUsage = s.outbound.usage(t, take)
 	snap.Process.HeapBytes, snap.Process.StackBytes = readMemory()
 	for _, p := range s.pools {
-		snap.Pools = append(snap.Pools, p.Stats())
+		snap.Pools = append(snap.Pools, p.stats(t, take))
 	}
 	for _, d := range s.deps {
-		snap.Dependencies = append(snap.Dependencies, d.stats())
+		snap.Dependencies = append(snap.Dependencies, d.stats(t, take))
 	}
 	for _, in := range s.inbounds {
-		snap.Inbound = append(snap.Inbound, in.stats())
+		snap.Inbound = append(snap.Inbound, in.stats(t, take))
 	}
 	return snap
 }

@@ -5,7 +5,9 @@ import "time"
 // Snapshot is the service's resource account at one instant. It is cheap to take (atomic loads)
 // and is served as JSON at /debug/resources.
 type Snapshot struct {
-	Time         time.Time         `json:"time"`
+	Time time.Time `json:"time"`
+	// Mono is Time on the monotonic clock of the Usage figures (Usage.At).
+	Mono         time.Duration     `json:"mono_ns"`
 	Pools        []PoolStats       `json:"pools"`
 	Dependencies []DependencyStats `json:"dependencies"`
 	// Inbound has one entry per inbound (accept-fast) endpoint, in Config order.
@@ -28,6 +30,8 @@ type InboundStats struct {
 	InProgress int `json:"in_progress"`
 	Waiting    int `json:"waiting"`
 	MaxBacklog int `json:"max_backlog"`
+	// BacklogUsage is the exact time account of Backlog.
+	BacklogUsage Usage `json:"backlog_usage"`
 	// Processed counts items whose calls succeeded.
 	Processed uint64 `json:"processed"`
 	// Deferred counts dispatches that found no slot (the pool rejected them); Failed those whose
@@ -58,6 +62,10 @@ type PoolStats struct {
 	Rejected      map[string]uint64 `json:"rejected"` // by reason: full, queue-full, wait-timeout
 	WaitTotal     time.Duration     `json:"wait_total_ns"`
 	WaitMax       time.Duration     `json:"wait_max_ns"`
+	// Slots is the exact time account of the slots in use (see Usage); Queue that of the
+	// waiting room, nil without one.
+	Slots Usage  `json:"slots"`
+	Queue *Usage `json:"queue,omitempty"`
 }
 
 // DependencyStats is one dependency's account. Counters are cumulative since start.
@@ -75,6 +83,9 @@ type DependencyStats struct {
 	BreakerRejected uint64 `json:"breaker_rejected,omitempty"`
 	// Pool names the pool the dependency's calls take a slot from ("" in mode none).
 	Pool string `json:"pool,omitempty"`
+	// InFlightUsage and ConnsUsage are the exact time accounts of InFlight and ConnsOpen.
+	InFlightUsage Usage `json:"in_flight_usage"`
+	ConnsUsage    Usage `json:"conns_usage"`
 }
 
 // ProcessStats is the whole service's account.
@@ -93,4 +104,8 @@ type ProcessStats struct {
 	// OutboundConnsRejected counts dials refused because OutboundConnsCap connections were open
 	// (calls that ended 502 conn-limit).
 	OutboundConnsRejected uint64 `json:"outbound_conns_rejected"`
+	// InboundConnsUsage and OutboundConnsUsage are the exact time accounts of InboundConns and
+	// OutboundConns.
+	InboundConnsUsage  Usage `json:"inbound_conns_usage"`
+	OutboundConnsUsage Usage `json:"outbound_conns_usage"`
 }

@@ -27,8 +27,10 @@ type Workers struct {
 	once     sync.Once
 	wg       sync.WaitGroup
 	closed   atomic.Bool
-	busy     atomic.Int32
-	queued   atomic.Int32
+	// busy and queued are the workers running a task and the tasks in the queue, with their exact
+	// time accounts (a task takes microseconds to hand over, a clock read is nothing next to it).
+	busy   gauge
+	queued gauge
 	// admitted counts tasks accepted and not yet finished or discarded (busy + queued, including
 	// abandoned tasks still in the channel). Admission is a compare-and-swap on it against
 	// Size+QueueCapacity, so a call is rejected exactly when every worker is busy and the queue
@@ -67,6 +69,8 @@ func NewWorkers(cfg PoolConfig) *Workers {
 		maxWait:  cfg.MaxWait,
 		tasks:    make(chan *task, cfg.Size+cfg.QueueCapacity),
 		quit:     make(chan struct{}),
+		busy:     gauge{capacity: int64(cfg.Size)},
+		queued:   gauge{capacity: int64(cfg.QueueCapacity)},
 	}
 	p.wg.Add(cfg.Size)
 	for range cfg.Size {
@@ -82,7 +86,7 @@ func (p *Workers) work() {
 		case <-p.quit:
 			return
 		case t := <-p.tasks:
-			p.queued.Add(-1)
+			p.queued.dec()
 			p.run(t)
 			p.accepted.Add(-1)
 		}
@@ -101,9 +105,9 @@ func (p *Workers) run(t *task) {
 		return
 	}
 	p.c.admitted.Add(1)
-	p.busy.Add(1)
+	p.busy.inc()
 	defer func() {
-		p.busy.Add(-1)
+		p.busy.dec()
 		close(t.done)
 	}()
 	t.err = t.fn(t.ctx)
@@ -133,7 +137,7 @@ func (p *Workers) Do(ctx context.Context, fn func(context.Context) error) error 
 		}
 	}
 	t := &task{ctx: ctx, fn: fn, enq: time.Now(), done: make(chan struct{})}
-	p.queued.Add(1)
+	p.queued.inc()
 	p.tasks <- t // never blocks: the channel holds Size+QueueCapacity tasks and we hold a place
 
 	var timeout <-chan time.Time
@@ -169,14 +173,22 @@ func (p *Workers) Do(ctx context.Context, fn func(context.Context) error) error 
 
 // Stats returns the pool's account: Capacity is Size, InUse the busy workers, Waiting the tasks
 // in the queue (including abandoned ones no worker has discarded yet).
-func (p *Workers) Stats() PoolStats {
+func (p *Workers) Stats() PoolStats { return p.stats(now(), false) }
+
+// stats returns the account at t; take starts a new sampling interval (see Service.Sample).
+func (p *Workers) stats(t int64, take bool) PoolStats {
 	st := PoolStats{
 		Name:          p.name,
 		Kind:          KindWorkers,
 		Capacity:      p.size,
-		InUse:         int(p.busy.Load()),
-		Waiting:       max(0, int(p.queued.Load())),
+		InUse:         p.busy.level(),
+		Waiting:       p.queued.level(),
 		QueueCapacity: p.queueCap,
+		Slots:         p.busy.usage(t, take),
+	}
+	if p.queueCap > 0 {
+		q := p.queued.usage(t, take)
+		st.Queue = &q
 	}
 	p.c.fill(&st)
 	return st

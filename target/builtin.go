@@ -3,6 +3,7 @@ package target
 import (
 	"context"
 	"encoding/json"
+	"sync"
 
 	"github.com/bulkheadlab/bulkhead/outcome"
 	"github.com/bulkheadlab/bulkhead/service"
@@ -31,6 +32,9 @@ type Service struct {
 	svc *service.Service
 	cfg service.Config
 	url string
+
+	mu   sync.Mutex
+	prev *service.Snapshot // the previous Resources call's sample
 }
 
 var (
@@ -56,8 +60,18 @@ func StartService(cfg service.Config, addr string) (*Service, error) {
 // URL returns the base URL the service listens on.
 func (s *Service) URL() string { return s.url }
 
-// Resources returns the service's resource account now, read from its counters.
-func (s *Service) Resources() []outcome.Resource { return s.svc.Snapshot().Resources() }
+// Resources returns the service's resource account now, read from its counters, with the exact
+// figures of the interval since the previous call (service.Service.Sample, ResourcesSince): the
+// first call gives point samples, each later one the interval that ends with it. It is the
+// sampler's call: another caller would cut the sampler's intervals in two.
+func (s *Service) Resources() []outcome.Resource {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	snap := s.svc.Sample()
+	rs := snap.ResourcesSince(s.prev)
+	s.prev = &snap
+	return rs
+}
 
 // Close shuts the service down gracefully (see service.Service.Shutdown).
 func (s *Service) Close(ctx context.Context) error { return s.svc.Shutdown(ctx) }
