@@ -184,7 +184,7 @@ func (s *Summary) plotJobs() []plotJob {
 			title := res.Title
 			res.Title = ""
 			jobs = append(jobs, plotJob{file: c.Name + "-resources", title: title, kind: chart.KindLines, rows: [][]chart.Spec{{res}},
-				about: "Each bounded resource's occupancy at the samples of resources.csv, against its capacity (dashed). A resource whose series equals another's is drawn once and named after both."})
+				about: "Each bounded resource's time-weighted mean in use per interval of resources.csv (or, for a run without exact intervals, its occupancy at each sample), against its capacity (dashed). A resource whose series equals another's, or lies within 0.05 slots of it everywhere, is drawn once and named after both."})
 		}
 	}
 	if len(s.Configurations) > 0 {
@@ -471,13 +471,21 @@ func rateSpread(c *Configuration) float64 {
 // resources of the same capacity share one capacity line.
 func resourceSeries(c *Configuration) chart.Spec {
 	spec := chart.Spec{Title: c.Name + ": resources in use against capacity", YLabel: "in use (slots, queued, connections)", Windows: windows(c)}
+	// Rows with exact interval figures (resources.csv's mean, max and time at capacity per
+	// interval) are drawn as their time-weighted mean held across the interval: it cannot alias
+	// with the load's period as point samples do. Point samples (older runs) are drawn through
+	// their points, and only when no row is exact.
+	exact := slices.ContainsFunc(c.resources, rundir.ResourceSample.Exact)
+	if exact {
+		spec.Title = c.Name + ": resources in use against capacity (time-weighted mean per interval)"
+	}
 	idx := map[string]int{}
 	caps := map[string]int{}
 	peak := 0
 	var names []string
 	for _, r := range c.resources {
 		bounded := r.Capacity > 0 || strings.HasPrefix(r.Resource, "pool:") || strings.HasPrefix(r.Resource, "queue:")
-		if !bounded {
+		if !bounded || (exact && !r.Exact()) {
 			continue
 		}
 		i, ok := idx[r.Resource]
@@ -487,10 +495,17 @@ func resourceSeries(c *Configuration) chart.Spec {
 			names = append(names, r.Resource)
 			spec.Series = append(spec.Series, chart.Series{Name: r.Resource})
 		}
-		spec.Series[i].X = append(spec.Series[i].X, r.T.Seconds())
-		spec.Series[i].Y = append(spec.Series[i].Y, float64(r.InUse))
 		caps[r.Resource] = max(caps[r.Resource], r.Capacity)
-		peak = max(peak, r.InUse)
+		if !exact {
+			spec.Series[i].X = append(spec.Series[i].X, r.T.Seconds())
+			spec.Series[i].Y = append(spec.Series[i].Y, float64(r.InUse))
+			peak = max(peak, r.InUse)
+			continue
+		}
+		from, to := (r.T - r.Interval).Seconds(), r.T.Seconds()
+		spec.Series[i].X = append(spec.Series[i].X, from, to)
+		spec.Series[i].Y = append(spec.Series[i].Y, r.MeanInUse, r.MeanInUse)
+		peak = max(peak, r.MaxInUse)
 	}
 	slices.Sort(names)
 	// A capacity more than farCapacity times anything in use (an inbound cap of 5000 against

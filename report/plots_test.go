@@ -208,3 +208,24 @@ func TestMergeIdentical(t *testing.T) {
 		})
 	}
 }
+
+// Rows with exact interval figures are drawn as their mean held across the interval, and point
+// samples beside them are left out; calls within sameWithin of their pool merge into it.
+func TestResourceSeriesExact(t *testing.T) {
+	row := func(at time.Duration, name string, mean float64) rundir.ResourceSample {
+		return rundir.ResourceSample{T: at, Resource: name, Capacity: 5, InUse: 5, Interval: 100 * time.Millisecond, MeanInUse: mean, MaxInUse: 5}
+	}
+	c := &Configuration{Name: "split", resources: []rundir.ResourceSample{
+		{T: 0, Resource: "pool:A", Capacity: 5, InUse: 1}, // a point sample: left out
+		row(100*time.Millisecond, "pool:A", 0.5), row(100*time.Millisecond, "calls:A", 0.49),
+		row(200*time.Millisecond, "pool:A", 4.9), row(200*time.Millisecond, "calls:A", 4.9),
+	}}
+	spec := resourceSeries(c)
+	if len(spec.Series) != 1 {
+		t.Fatalf("series %+v, want pool:A alone (calls:A merged)", spec.Series)
+	}
+	got := spec.Series[0]
+	if got.Name != "pool:A (≈ calls:A)" || !reflect.DeepEqual(got.X, []float64{0, 0.1, 0.1, 0.2}) || !reflect.DeepEqual(got.Y, []float64{0.5, 0.5, 4.9, 4.9}) {
+		t.Errorf("series %q X %v Y %v; want pool:A (≈ calls:A), steps 0.5 over [0, 0.1) and 4.9 over [0.1, 0.2)", got.Name, got.X, got.Y)
+	}
+}
