@@ -20,10 +20,29 @@ var resourceKinds = map[string]string{
 var plainResources = []string{"inbound-conns", "outbound-conns", "goroutines", "heap-bytes", "stack-bytes"}
 
 func (d *decoder) claim(n *yaml.Node, path string, c *claim.Claim) {
-	d.mapping(n, path, []field{
+	fields := append([]field{
 		{name: "id", required: true, decode: d.str(&c.ID)},
 		{name: "says", required: true, decode: d.str(&c.Says)},
-		{name: "measure", required: true, decode: func(n *yaml.Node, path string) { d.measure(n, path, &c.Measure) }},
+	}, d.conditionFields(&c.Condition, true)...)
+	fields = append(fields,
+		field{name: "require", decode: func(n *yaml.Node, path string) {
+			c.Require = make([]claim.Condition, lenOf(n))
+			d.sequence(n, path, func(i int, n *yaml.Node, p string) {
+				d.mapping(n, p, d.conditionFields(&c.Require[i], true))
+			})
+		}},
+		field{name: "normal_load", decode: func(n *yaml.Node, path string) {
+			var b *bool
+			d.boolPtr(&b)(n, path)
+			c.NormalLoad = b != nil && *b
+		}})
+	d.mapping(n, path, fields)
+}
+
+// conditionFields are the fields of a comparison (a claim's, or one of its preconditions).
+func (d *decoder) conditionFields(c *claim.Condition, measureRequired bool) []field {
+	return []field{
+		{name: "measure", required: measureRequired, decode: func(n *yaml.Node, path string) { d.measure(n, path, &c.Measure, true) }},
 		{name: "op", required: true, decode: d.str(&c.Op)},
 		{name: "value", decode: func(n *yaml.Node, path string) {
 			var v float64
@@ -35,7 +54,7 @@ func (d *decoder) claim(n *yaml.Node, path string, c *claim.Claim) {
 		}},
 		{name: "than", decode: func(n *yaml.Node, path string) {
 			m := &claim.Measure{}
-			if d.measure(n, path, m) {
+			if d.measure(n, path, m, true) {
 				c.Than = m
 			}
 		}},
@@ -48,22 +67,57 @@ func (d *decoder) claim(n *yaml.Node, path string, c *claim.Claim) {
 		}},
 		{name: "plus", decode: d.floatField(&c.Plus)},
 		{name: "tolerance", decode: d.floatField(&c.Tolerance)},
-	})
+	}
 }
 
-func (d *decoder) measure(n *yaml.Node, path string, m *claim.Measure) bool {
-	return d.mapping(n, path, []field{
-		{name: "metric", required: true, decode: d.str(&m.Metric)},
-		{name: "configuration", required: true, decode: d.str(&m.Configuration)},
-		{name: "phase", required: true, decode: d.str(&m.Phase)},
+// measure decodes a measure; full is false for the partial one under minus: or over:, whose
+// fields are all optional (taken from the measure around it).
+func (d *decoder) measure(n *yaml.Node, path string, m *claim.Measure, full bool) bool {
+	fields := []field{
+		{name: "metric", required: full, decode: d.str(&m.Metric)},
+		{name: "configuration", required: full, decode: d.str(&m.Configuration)},
+		{name: "phase", required: full, decode: d.str(&m.Phase)},
 		{name: "endpoint", decode: d.str(&m.Endpoint)},
 		{name: "resource", decode: d.str(&m.Resource)},
 		{name: "until", decode: d.str(&m.Until)},
+		{name: "level_of", decode: d.str(&m.LevelOf)},
+	}
+	if full {
+		fields = append(fields,
+			field{name: "minus", decode: func(n *yaml.Node, path string) {
+				o := &claim.Measure{}
+				if d.measure(n, path, o, false) {
+					m.Minus = o
+				}
+			}},
+			field{name: "over", decode: func(n *yaml.Node, path string) {
+				o := &claim.Measure{}
+				if d.measure(n, path, o, false) {
+					m.Over = o
+				}
+			}})
+	}
+	return d.mapping(n, path, fields)
+}
+
+// roles decodes the scenario's roles: block.
+func (d *decoder) roles(n *yaml.Node, path string, r *claim.Roles) {
+	d.mapping(n, path, []field{
+		{name: "shared", decode: d.str(&r.Shared)},
+		{name: "split", decode: d.str(&r.Split)},
+		{name: "fault_dependency", decode: d.str(&r.FaultDependency)},
+		{name: "affected", decode: d.str(&r.Affected)},
+		{name: "unaffected", decode: d.str(&r.Unaffected)},
+		{name: "baseline", decode: d.str(&r.Baseline)},
+		{name: "latency_phase", decode: d.str(&r.LatencyPhase)},
+		{name: "error_phase", decode: d.str(&r.ErrorPhase)},
+		{name: "normal_load", decode: d.strList(&r.NormalLoad)},
 	})
 }
 
 // checkClaims validates the claims against the rest of the scenario: unique ids, known
-// operators and metrics, and names (configuration, phase, endpoint, resource) that exist.
+// operators and metrics, names (configuration, phase, endpoint, resource) that exist, and the
+// phases of normal_load claims declared as normal load.
 func (s *Scenario) checkClaims(p *problems) {
 	ids := map[string]bool{}
 	for i, c := range s.Claims {
@@ -72,35 +126,156 @@ func (s *Scenario) checkClaims(p *problems) {
 		if strings.TrimSpace(c.Says) == "" {
 			p.add(join(path, "says"), "must say what the claim is")
 		}
-		if !slices.Contains(claim.ClaimOps, c.Op) {
-			p.add(join(path, "op"), "unknown operator %q (known: %s)", c.Op, strings.Join(claim.ClaimOps, ", "))
+		s.checkCondition(p, path, c.Condition)
+		for j, r := range c.Require {
+			s.checkCondition(p, index(join(path, "require"), j), r)
 		}
-		switch {
-		case c.Value == nil && c.Than == nil:
-			p.add(path, "a claim needs a right side: value or than")
-		case c.Value != nil && c.Than != nil:
-			p.add(join(path, "than"), "a claim takes value or than, not both")
-		}
-		if c.Value != nil && (math.IsNaN(*c.Value) || math.IsInf(*c.Value, 0)) {
-			p.add(join(path, "value"), "must be a finite number")
-		}
-		if c.Factor < 0 || math.IsNaN(c.Factor) || math.IsInf(c.Factor, 0) {
-			p.add(join(path, "factor"), "must be > 0 (omit it for 1), got %v", c.Factor)
-		}
-		switch {
-		case c.Op == claim.OpWithin && (!(c.Tolerance >= 0) || math.IsInf(c.Tolerance, 0)):
-			p.add(join(path, "tolerance"), "must be >= 0, got %v", c.Tolerance)
-		case c.Op != claim.OpWithin && c.Tolerance != 0:
-			p.add(join(path, "tolerance"), "only op %q takes a tolerance (op is %q)", claim.OpWithin, c.Op)
-		}
-		s.checkMeasure(p, join(path, "measure"), c.Measure)
-		if c.Than != nil {
-			s.checkMeasure(p, join(path, "than"), *c.Than)
-			if unitOf(c.Measure.Metric) != unitOf(c.Than.Metric) && c.Factor == 0 {
-				p.add(join(path, "than"), "compares %s with %s: different units; give a factor to say how they relate",
-					c.Measure.Metric, c.Than.Metric)
+		if c.NormalLoad {
+			for _, m := range []*claim.Measure{&c.Measure, c.Measure.Other(), c.Than, otherOf(c.Than)} {
+				if m != nil && m.Phase != "" && !slices.Contains(s.Roles.NormalLoad, m.Phase) {
+					p.add(join(path, "normal_load"), "a claim about normal load may only measure phases listed in roles.normal_load (%s); %q is not",
+						strings.Join(s.Roles.NormalLoad, ", "), m.Phase)
+					break
+				}
 			}
 		}
+	}
+}
+
+func otherOf(m *claim.Measure) *claim.Measure {
+	if m == nil {
+		return nil
+	}
+	return m.Other()
+}
+
+// checkCondition checks one comparison at path (a claim, or one of its preconditions).
+func (s *Scenario) checkCondition(p *problems, path string, c claim.Condition) {
+	if !slices.Contains(claim.ClaimOps, c.Op) {
+		p.add(join(path, "op"), "unknown operator %q (known: %s)", c.Op, strings.Join(claim.ClaimOps, ", "))
+	}
+	switch {
+	case c.Value == nil && c.Than == nil:
+		p.add(path, "a claim needs a right side: value or than")
+	case c.Value != nil && c.Than != nil:
+		p.add(join(path, "than"), "a claim takes value or than, not both")
+	}
+	if c.Value != nil && (math.IsNaN(*c.Value) || math.IsInf(*c.Value, 0)) {
+		p.add(join(path, "value"), "must be a finite number")
+	}
+	if c.Factor < 0 || math.IsNaN(c.Factor) || math.IsInf(c.Factor, 0) {
+		p.add(join(path, "factor"), "must be > 0 (omit it for 1), got %v", c.Factor)
+	}
+	switch {
+	case c.Op == claim.OpWithin && (!(c.Tolerance >= 0) || math.IsInf(c.Tolerance, 0)):
+		p.add(join(path, "tolerance"), "must be >= 0, got %v", c.Tolerance)
+	case c.Op != claim.OpWithin && c.Tolerance != 0:
+		p.add(join(path, "tolerance"), "only op %q takes a tolerance (op is %q)", claim.OpWithin, c.Op)
+	}
+	s.checkFullMeasure(p, join(path, "measure"), c.Measure)
+	if c.Than != nil {
+		s.checkFullMeasure(p, join(path, "than"), *c.Than)
+		if unitOfMeasure(c.Measure) != unitOfMeasure(*c.Than) && c.Factor == 0 {
+			p.add(join(path, "than"), "compares %s with %s: different units; give a factor to say how they relate",
+				c.Measure.Metric, c.Than.Metric)
+		}
+	}
+}
+
+// checkFullMeasure checks a measure and the figure its minus: or over: names.
+func (s *Scenario) checkFullMeasure(p *problems, path string, m claim.Measure) {
+	s.checkMeasure(p, path, m.Base())
+	if m.Minus != nil && m.Over != nil {
+		p.add(join(path, "over"), "a measure takes minus or over, not both")
+	}
+	if o := m.Other(); o != nil {
+		key := "minus"
+		if m.Minus == nil {
+			key = "over"
+		}
+		s.checkMeasure(p, join(path, key), *o)
+		if unitOf(o.Metric) != unitOf(m.Metric) {
+			p.add(join(join(path, key), "metric"), "compares %s with %s: different units", m.Metric, o.Metric)
+		}
+	}
+}
+
+// unitOfMeasure is the unit of a measure's value: a ratio (over:) has none.
+func unitOfMeasure(m claim.Measure) string {
+	if m.Over != nil {
+		return "ratio"
+	}
+	return unitOf(m.Metric)
+}
+
+// checkRoles checks that the roles: block names configurations, a dependency, endpoints and
+// phases that exist, and that they fit together: the affected endpoint calls the fault
+// dependency and the unaffected one does not, the latency phase slows it and the error phase
+// makes it fail fast.
+func (s *Scenario) checkRoles(p *problems) {
+	r := s.Roles
+	cfg := func(key, name, mode string) {
+		if name == "" {
+			return
+		}
+		i := slices.IndexFunc(s.Configurations, func(c Configuration) bool { return c.Name == name })
+		if i < 0 {
+			p.add(join("roles", key), "unknown configuration %q", name)
+		} else if s.Configurations[i].Mode != mode {
+			p.add(join("roles", key), "configuration %q has mode %q, not %s", name, s.Configurations[i].Mode, mode)
+		}
+	}
+	cfg("shared", r.Shared, "shared")
+	cfg("split", r.Split, "split")
+	if r.FaultDependency != "" && !slices.ContainsFunc(s.Dependencies, func(d Dependency) bool { return d.Name == r.FaultDependency }) {
+		p.add(join("roles", "fault_dependency"), "unknown dependency %q (known: %s)", r.FaultDependency, s.knownList())
+	}
+	ep := func(key, path string, calls bool) {
+		if path == "" {
+			return
+		}
+		i := slices.IndexFunc(s.Endpoints, func(e Endpoint) bool { return e.Path == path })
+		switch {
+		case i < 0:
+			p.add(join("roles", key), "unknown endpoint %q", path)
+		case r.FaultDependency == "":
+			p.add(join("roles", key), "needs roles.fault_dependency to say what it is affected by")
+		case slices.Contains(s.Endpoints[i].Calls, r.FaultDependency) != calls:
+			verb := "calls"
+			if calls {
+				verb = "does not call"
+			}
+			p.add(join("roles", key), "endpoint %q %s %s", path, verb, r.FaultDependency)
+		}
+	}
+	ep("affected", r.Affected, true)
+	ep("unaffected", r.Unaffected, false)
+	phase := func(key, name string, want func(Fault) bool, what string) {
+		if name == "" {
+			return
+		}
+		i := slices.IndexFunc(s.Phases, func(ph Phase) bool { return ph.Name == name })
+		if i < 0 {
+			p.add(join("roles", key), "unknown phase %q", name)
+			return
+		}
+		if want != nil && !slices.ContainsFunc(s.Phases[i].Faults, want) {
+			p.add(join("roles", key), "phase %q has no %s", name, what)
+		}
+	}
+	phase("baseline", r.Baseline, nil, "")
+	if r.Baseline != "" {
+		if i := slices.IndexFunc(s.Phases, func(ph Phase) bool { return ph.Name == r.Baseline }); i >= 0 && len(s.Phases[i].Faults) > 0 {
+			p.add(join("roles", "baseline"), "phase %q has faults; a baseline has none", r.Baseline)
+		}
+	}
+	onDep := func(types ...string) func(Fault) bool {
+		return func(f Fault) bool { return f.Dependency == r.FaultDependency && slices.Contains(types, f.Type) }
+	}
+	phase("latency_phase", r.LatencyPhase, onDep(FaultLatency), "latency fault on "+r.FaultDependency)
+	phase("error_phase", r.ErrorPhase, onDep("reset", "down", "http-error"), "fast-error fault (reset, down, http-error) on "+r.FaultDependency)
+	for i, name := range r.NormalLoad {
+		phase(index(join("roles", "normal_load"), i), name, nil, "")
 	}
 }
 
@@ -152,6 +327,14 @@ func (s *Scenario) checkMeasure(p *problems, path string, m claim.Measure) {
 		}
 		if m.Until != "" {
 			p.add(join(path, "until"), "until applies to resource metrics only")
+		}
+		switch {
+		case m.Metric == "time_to_level_s" && m.LevelOf == "":
+			p.add(join(path, "level_of"), "time_to_level_s needs level_of: the endpoint whose level is reached")
+		case m.Metric == "time_to_level_s" && !slices.ContainsFunc(s.Endpoints, func(e Endpoint) bool { return e.Path == m.LevelOf }):
+			p.add(join(path, "level_of"), "unknown endpoint %q", m.LevelOf)
+		case m.Metric != "time_to_level_s" && m.LevelOf != "":
+			p.add(join(path, "level_of"), "level_of applies to time_to_level_s only")
 		}
 		if m.Endpoint == "" {
 			p.add(join(path, "endpoint"), "%s is an endpoint metric: name the endpoint", m.Metric)

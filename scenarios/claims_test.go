@@ -94,7 +94,7 @@ func TestClaimsErrors(t *testing.T) {
 		{"tolerance without within", claim(ok, "    value: 1\n    tolerance: 0.1\n"), `c.yaml:29: claims[0].tolerance: only op "within" takes a tolerance`},
 		{"factor written as zero", claim(ok, "    value: 1\n    factor: 0\n"), `c.yaml:29: claims[0].factor: must be > 0 when set (omit it for 1), got 0`},
 		{"value not a number", claim(ok, "    value: half\n"), `c.yaml:28: claims[0].value: expected a number, got "half"`},
-		{"unknown field", claim(ok, "    value: 1\n    vlaue: 2\n"), `c.yaml:29: claims[0].vlaue: unknown field "vlaue" (known: id, says, measure, op, value, than, factor, plus, tolerance)`},
+		{"unknown field", claim(ok, "    value: 1\n    vlaue: 2\n"), `c.yaml:29: claims[0].vlaue: unknown field "vlaue" (known: id, says, measure, op, value, than, factor, plus, tolerance, require, normal_load)`},
 		{"missing measure field", claim("{metric: p99_ms, phase: slow-b, endpoint: /a}", "    value: 1\n"),
 			`c.yaml:27: claims[0].measure.configuration: missing required field "configuration"`},
 		{"unknown metric", claim("{metric: p98_ms, configuration: shared, phase: slow-b, endpoint: /a}", "    value: 1\n"),

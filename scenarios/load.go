@@ -490,6 +490,7 @@ func (d *decoder) scenario(n *yaml.Node, s *Scenario) bool {
 			s.Claims = make([]claim.Claim, lenOf(n))
 			d.sequence(n, path, func(i int, n *yaml.Node, p string) { d.claim(n, p, &s.Claims[i]) })
 		}},
+		{name: "roles", decode: func(n *yaml.Node, path string) { d.roles(n, path, &s.Roles) }},
 		{name: "sweep", decode: func(n *yaml.Node, path string) { s.Sweep = &SweepSpec{}; d.sweepSpec(n, path, s.Sweep) }},
 	})
 }

@@ -35,6 +35,9 @@ type Scenario struct {
 	SampleEvery time.Duration `yaml:"sample_every"`
 	// Claims are the seed's claims as data, judged by the report on the run's numbers (see Claim).
 	Claims []claim.Claim `yaml:"claims,omitempty"`
+	// Roles name the parts the seed-004 claims and the sizing sweep rest on (which
+	// configuration is shared, which endpoint unaffected, which phase the baseline ...).
+	Roles claim.Roles `yaml:"roles,omitempty"`
 	// Sweep is the default grid of `bulkhead sweep` over this scenario (see SweepSpec); nil when
 	// the file has no sweep: block. It plays no part in `bulkhead run`.
 	Sweep *SweepSpec `yaml:"sweep,omitempty"`

@@ -169,6 +169,7 @@ func (s *Scenario) validate() *problems {
 		}
 	}
 	s.checkInbound(p)
+	s.checkRoles(p)
 	s.checkClaims(p)
 	return p
 }
