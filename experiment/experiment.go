@@ -7,12 +7,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/bulkheadlab/bulkhead/claim"
 	"github.com/bulkheadlab/bulkhead/faults"
 	"github.com/bulkheadlab/bulkhead/faults/proxy"
 	"github.com/bulkheadlab/bulkhead/loadgen"
@@ -178,6 +180,11 @@ func createRunFolder(sc *scenarios.Scenario, opts Options) (dir, id string, err 
 	}
 	if len(sc.Claims) > 0 {
 		if err := rundir.WriteJSON(filepath.Join(dir, rundir.ClaimsFile), sc.Claims); err != nil {
+			return dir, id, err
+		}
+	}
+	if !reflect.DeepEqual(sc.Roles, claim.Roles{}) {
+		if err := rundir.WriteJSON(filepath.Join(dir, rundir.RolesFile), sc.Roles); err != nil {
 			return dir, id, err
 		}
 	}

@@ -4,33 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/bulkheadlab/bulkhead/claim"
 	"github.com/bulkheadlab/bulkhead/rundir"
 )
-
-// Claim is one claim of the scenario file (its `claims:` block) judged on the run's numbers.
-// Left is the measured figure, Right what it is compared with (a number, or another measured
-// figure times the claim's factor plus its plus); either is null when it could not be measured,
-// and Holds is then null too, with the reason in Evidence.
-type Claim struct {
-	ID   string `json:"id"`
-	Says string `json:"says"`
-	// Holds is true, false, or null (not measurable, or no verdicts for an invalid run).
-	Holds    *bool  `json:"holds"`
-	Verdict  string `json:"verdict"` // "holds", "does not hold", "not measurable"
-	Evidence string `json:"evidence"`
-	// Rule is the comparison in words, e.g. "success_rate of /a in shared/slow-b < 0.5".
-	Rule  string   `json:"rule"`
-	Op    string   `json:"op"`
-	Left  *float64 `json:"left"`
-	Right *float64 `json:"right"`
-}
 
 // readClaims returns the claims the runner recorded in the run folder (claims.json), or a note
 // saying why they cannot be judged. A folder without claims.json (an older run, a synthetic one,
@@ -47,88 +27,53 @@ func readClaims(runDir string) ([]claim.Claim, string) {
 	return cs, ""
 }
 
-// noVerdictInvalid starts the evidence of every claim of an invalid run.
-const noVerdictInvalid = "no verdict: the run is invalid"
+// readRoles returns the roles the scenario declared (roles.json), empty when it declared none,
+// or a note saying why they cannot be read.
+func readRoles(runDir string) (Roles, string) {
+	var r claim.Roles
+	err := rundir.ReadJSON(filepath.Join(runDir, rundir.RolesFile), &r)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Roles{}, ""
+	}
+	if err != nil {
+		return Roles{}, fmt.Sprintf("roles not read: read %s: %v", rundir.RolesFile, err)
+	}
+	out := Roles{Shared: r.Shared, Split: r.Split, FaultDependency: r.FaultDependency, Baseline: r.Baseline,
+		LatencyPhase: r.LatencyPhase, ErrorPhase: r.ErrorPhase, NormalLoad: r.NormalLoad}
+	if r.Affected != "" {
+		out.Affected = []string{r.Affected}
+	}
+	if r.Unaffected != "" {
+		out.Unaffected = []string{r.Unaffected}
+	}
+	return out, ""
+}
 
-// judgeClaims evaluates claims on the summary's configurations. With an invalid run every claim
-// is listed without a verdict (Holds null), its figures still measured and shown.
-func (s *Summary) judgeClaims(claims []claim.Claim) []Claim {
-	out := make([]Claim, 0, len(claims))
+// claimEndpoints returns the endpoints whose requests the claims measure (endpoint and
+// level_of of every measure, its minus:/over:, than: and preconditions).
+func claimEndpoints(claims []claim.Claim) map[string]bool {
+	keep := map[string]bool{}
+	add := func(m *claim.Measure) {
+		for _, x := range []*claim.Measure{m, m.Other()} {
+			if x != nil {
+				if x.Endpoint != "" {
+					keep[x.Endpoint] = true
+				}
+				if x.LevelOf != "" {
+					keep[x.LevelOf] = true
+				}
+			}
+		}
+	}
 	for _, c := range claims {
-		r := Claim{ID: c.ID, Says: c.Says, Op: c.Op, Rule: ruleOf(c)}
-		left, lwhy := s.measure(c.Measure)
-		var right *float64
-		rwhy := ""
-		if c.Value != nil {
-			v := *c.Value*factorOf(c) + c.Plus
-			right = &v
-		} else if c.Than != nil {
-			var t *float64
-			t, rwhy = s.measure(*c.Than)
-			if t != nil {
-				v := *t*factorOf(c) + c.Plus
-				right = &v
+		for _, q := range append([]claim.Condition{c.Condition}, c.Require...) {
+			add(&q.Measure)
+			if q.Than != nil {
+				add(q.Than)
 			}
 		}
-		r.Left, r.Right = round3p(left), round3p(right)
-		switch {
-		case left == nil:
-			r.Verdict, r.Evidence = VerdictNotMeasurable, lwhy
-		case right == nil:
-			r.Verdict, r.Evidence = VerdictNotMeasurable, rwhy
-		case !s.Valid:
-			// Same rule as P1-P4: no verdict on an invalid run, but the numbers are shown.
-			r.Verdict, r.Evidence = VerdictNotMeasurable, noVerdictInvalid+"; measured: "+evidenceOf(c, *left, *right, s)
-		default:
-			h := compare(*left, c.Op, *right, c.Tolerance)
-			r.Holds = &h
-			r.Verdict = VerdictDoesNotHold
-			if h {
-				r.Verdict = VerdictHolds
-			}
-			r.Evidence = evidenceOf(c, *left, *right, s)
-		}
-		if !s.Valid && !strings.HasPrefix(r.Evidence, noVerdictInvalid) {
-			r.Evidence = noVerdictInvalid + "; " + r.Evidence
-		}
-		out = append(out, r)
 	}
-	return out
-}
-
-func factorOf(c claim.Claim) float64 {
-	if c.Factor == 0 {
-		return 1
-	}
-	return c.Factor
-}
-
-func round3p(v *float64) *float64 {
-	if v == nil {
-		return nil
-	}
-	r := round3(*v)
-	return &r
-}
-
-// compare applies op; within holds when |left - right| <= tol.
-func compare(left float64, op string, right, tol float64) bool {
-	// Figures are rounded to 3 decimals as reported, so that the verdict agrees with the numbers
-	// a reader sees ("0.98 >= 0.98" holds even when the unrounded left is 0.97999).
-	l, r := round3(left), round3(right)
-	switch op {
-	case claim.OpLess:
-		return l < r
-	case claim.OpLessEq:
-		return l <= r
-	case claim.OpGreater:
-		return l > r
-	case claim.OpGreaterEq:
-		return l >= r
-	case claim.OpWithin:
-		return round3(math.Abs(l-r)) <= tol
-	}
-	return false
+	return keep
 }
 
 // describeMeasure writes a measure in words: "success_rate of /a in shared/slow-b",
@@ -139,14 +84,31 @@ func describeMeasure(m claim.Measure) string {
 		what = m.Resource
 	}
 	s := fmt.Sprintf("%s of %s in %s/%s", m.Metric, what, m.Configuration, m.Phase)
+	if m.LevelOf != "" {
+		s = fmt.Sprintf("%s of %s to %s's level in %s/%s", m.Metric, what, m.LevelOf, m.Configuration, m.Phase)
+	}
 	if m.Until != "" {
 		s += " until " + m.Until + " reached capacity"
+	}
+	if o := m.Other(); o != nil {
+		op := "minus"
+		if m.Over != nil {
+			op = "over"
+		}
+		return fmt.Sprintf("(%s %s %s)", s, op, describeMeasure(*o))
 	}
 	return s
 }
 
+func factorOf(c claim.Condition) float64 {
+	if c.Factor == 0 {
+		return 1
+	}
+	return c.Factor
+}
+
 // ruleOf writes the claim's comparison in words.
-func ruleOf(c claim.Claim) string {
+func ruleOf(c claim.Condition) string {
 	var right string
 	switch {
 	case c.Value != nil && c.Factor == 0 && c.Plus == 0:
@@ -168,87 +130,9 @@ func ruleOf(c claim.Claim) string {
 	return fmt.Sprintf("%s %s %s", describeMeasure(c.Measure), c.Op, right)
 }
 
-// evidenceOf says the comparison with the measured numbers.
-func evidenceOf(c claim.Claim, left, right float64, s *Summary) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s = %s", describeMeasure(c.Measure), num(left))
-	if c.Op == claim.OpWithin {
-		fmt.Fprintf(&b, ", %s from ", num(math.Abs(left-right)))
-	} else {
-		fmt.Fprintf(&b, " %s ", opWord(c.Op, compare(left, c.Op, right, c.Tolerance)))
-	}
-	if c.Than != nil {
-		t, _ := s.measure(*c.Than)
-		fmt.Fprintf(&b, "%s", num(right))
-		if t != nil && (c.Factor != 0 || c.Plus != 0) {
-			fmt.Fprintf(&b, " (%s = %s", describeMeasure(*c.Than), num(*t))
-			if c.Factor != 0 {
-				fmt.Fprintf(&b, ", x %s", num(c.Factor))
-			}
-			if c.Plus != 0 {
-				fmt.Fprintf(&b, ", + %s", num(c.Plus))
-			}
-			b.WriteString(")")
-		} else {
-			fmt.Fprintf(&b, " (%s)", describeMeasure(*c.Than))
-		}
-	} else {
-		b.WriteString(num(right))
-	}
-	if c.Op == claim.OpWithin {
-		fmt.Fprintf(&b, " (tolerance %s)", num(c.Tolerance))
-	}
-	for _, m := range []*claim.Measure{&c.Measure, c.Than} {
-		if m != nil && m.Until != "" {
-			if _, reached := s.untilReached(*m); !reached {
-				fmt.Fprintf(&b, "; %s never reached capacity in %s/%s, so the window is the whole phase", m.Until, m.Configuration, m.Phase)
-			}
-		}
-	}
-	return b.String()
-}
-
-// opWord writes op, negated when the comparison failed ("0.8 is not < 0.5").
-func opWord(op string, holds bool) string {
-	if holds {
-		return op
-	}
-	return "is not " + op
-}
-
 // num writes a figure with at most 3 decimals and no trailing zeros.
 func num(v float64) string {
 	return strconv.FormatFloat(round3(v), 'f', -1, 64)
-}
-
-// measure returns the mean of m over the repetitions of its configuration, or nil and the
-// reason it cannot be measured.
-func (s *Summary) measure(m claim.Measure) (*float64, string) {
-	members := group(s.Configurations, m.Configuration)
-	if len(members) == 0 {
-		return nil, fmt.Sprintf("no configuration %q in the run", m.Configuration)
-	}
-	var vals []float64
-	for _, c := range members {
-		ph := phaseOf(c, m.Phase)
-		if ph == nil {
-			return nil, fmt.Sprintf("no phase %q in %s", m.Phase, c.Name)
-		}
-		var v float64
-		var why string
-		var ok bool
-		if m.Endpoint != "" {
-			v, ok, why = endpointMetric(ph.Endpoints[m.Endpoint], m.Metric)
-		} else {
-			v, ok, why = resourceMetric(c, ph, m)
-		}
-		if !ok {
-			return nil, fmt.Sprintf("%s: %s in %s", describeMeasure(m), why, c.Name)
-		}
-		vals = append(vals, v)
-	}
-	mean := meanCI(vals).Mean
-	return &mean, ""
 }
 
 func phaseOf(c *Configuration, name string) *Phase {
@@ -457,60 +341,4 @@ func drainedS(c *Configuration, ph *Phase, name string) (float64, bool, string) 
 		lastUse = r.InUse
 	}
 	return 0, false, fmt.Sprintf("%s never drained (peak %d in the phase, %d at the last sample)", name, peak, lastUse)
-}
-
-// claimsMarkdown renders the Claims section of report.md, or nothing when the scenario makes no
-// claims.
-func (s *Summary) claimsMarkdown(b *strings.Builder) {
-	if len(s.Claims) == 0 && s.ClaimsNote == "" {
-		return
-	}
-	w := func(format string, a ...any) { fmt.Fprintf(b, format, a...) }
-	w("## Claims\n\n")
-	if s.ClaimsNote != "" {
-		w("%s\n\n", s.ClaimsNote)
-	}
-	if len(s.Claims) == 0 {
-		return
-	}
-	w("The scenario's own claims (its `claims:` block), judged on this run's numbers. Figures are means over repetitions; times in s from the phase start, latencies in ms, rates as shares.\n\n")
-	w("| claim | says | verdict | measured | op | compared with | evidence |\n|---|---|---|---|---|---|---|\n")
-	for _, c := range s.Claims {
-		mark := "not measurable"
-		switch c.Verdict {
-		case VerdictHolds:
-			mark = "**holds**"
-		case VerdictDoesNotHold:
-			mark = "**does not hold**"
-		}
-		w("| %s | %s | %s | %s | %s | %s | %s |\n", c.ID, mdCell(c.Says), mark, optNum(c.Left), mdCell(c.Op), optNum(c.Right), mdCell(c.Evidence))
-	}
-	w("\nRules:\n\n")
-	for _, c := range s.Claims {
-		w("- **%s**: %s.\n", c.ID, mdCell(c.Rule))
-	}
-	w("\n")
-}
-
-func optNum(v *float64) string {
-	if v == nil {
-		return "–"
-	}
-	return num(*v)
-}
-
-// mdCell keeps a table cell on one line and its pipes literal.
-func mdCell(s string) string {
-	s = strings.ReplaceAll(strings.TrimSpace(s), "\n", " ")
-	return strings.ReplaceAll(s, "|", `\|`)
-}
-
-// claimVerdicts writes one terminal line per claim.
-func (s *Summary) claimVerdicts(b *strings.Builder) {
-	if s.ClaimsNote != "" {
-		fmt.Fprintf(b, "%s\n", s.ClaimsNote)
-	}
-	for _, c := range s.Claims {
-		fmt.Fprintf(b, "claim %s %s: %s\n", c.ID, c.Verdict, c.Evidence)
-	}
 }

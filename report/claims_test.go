@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,11 +83,11 @@ func judged(t *testing.T, w world, claims string) (*Summary, map[string]Claim) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.ClaimsNote != "" {
-		t.Fatalf("claims note: %s", s.ClaimsNote)
+	if s.Verdict.Note != "" {
+		t.Fatalf("claims note: %s", s.Verdict.Note)
 	}
 	byID := map[string]Claim{}
-	for _, c := range s.Claims {
+	for _, c := range s.Verdict.Claims {
 		byID[c.ID] = c
 	}
 	return s, byID
@@ -102,35 +103,40 @@ func TestClaimsVerdicts(t *testing.T) {
 		measure  string
 		rest     string
 		want     string   // verdict
-		left     *float64 // nil: not checked (or expected null when want is not measurable)
+		left     *float64 // nil: not checked
 		right    *float64
 		evidence string // substring
 	}{
-		// Endpoint metrics against a number. The shared /b fails 45% of slow-a (success 0.55).
+		// Endpoint metrics against a number. The shared /b fails 45% of slow-a (success 0.55),
+		// the same in every second, so its interval is a point.
 		{name: "rate below a number holds", measure: "{metric: success_rate, configuration: shared, phase: slow-a, endpoint: /b}",
 			rest: "    op: \"<\"\n    value: 0.6\n", want: VerdictHolds, left: f(0.55), right: f(0.6),
-			evidence: "success_rate of /b in shared/slow-a = 0.55 < 0.6"},
+			evidence: "success_rate of /b in shared/slow-a = 0.55 [exact]; left - right = -0.05 [exact], needs < 0"},
 		{name: "the same figure against a stricter number does not hold", measure: "{metric: success_rate, configuration: shared, phase: slow-a, endpoint: /b}",
-			rest: "    op: \"<\"\n    value: 0.5\n", want: VerdictDoesNotHold, left: f(0.55), right: f(0.5),
-			evidence: "= 0.55 is not < 0.5"},
-		// Against another measure, scaled: split /b p99 21 ms vs 1.5 x its baseline 20 ms = 30.
-		{name: "than with factor", measure: "{metric: p99_ms, configuration: split, phase: slow-a, endpoint: /b}",
-			rest: "    op: \"<=\"\n    than: {metric: p99_ms, configuration: split, phase: baseline, endpoint: /b}\n    factor: 1.5\n",
+			rest: "    op: \"<\"\n    value: 0.5\n", want: VerdictDoesNotHold, left: f(0.55), right: f(0.5)},
+		// Against another measure, scaled: split /b p90 21 ms vs 1.5 x its baseline 20 ms = 30.
+		{name: "than with factor", measure: "{metric: p90_ms, configuration: split, phase: slow-a, endpoint: /b}",
+			rest: "    op: \"<=\"\n    than: {metric: p90_ms, configuration: split, phase: baseline, endpoint: /b}\n    factor: 1.5\n",
 			want: VerdictHolds, left: f(21), right: f(30),
-			evidence: "p99_ms of /b in split/slow-a = 21 <= 30 (p99_ms of /b in split/baseline = 20, x 1.5)"},
-		{name: "than with plus", measure: "{metric: p99_ms, configuration: split, phase: slow-a, endpoint: /b}",
-			rest: "    op: \">\"\n    than: {metric: p99_ms, configuration: split, phase: baseline, endpoint: /b}\n    plus: 0.5\n",
+			evidence: "1.5 x p90_ms of /b in split/baseline = 30 [exact]"},
+		{name: "than with plus", measure: "{metric: p90_ms, configuration: split, phase: slow-a, endpoint: /b}",
+			rest: "    op: \">\"\n    than: {metric: p90_ms, configuration: split, phase: baseline, endpoint: /b}\n    plus: 0.5\n",
 			want: VerdictHolds, left: f(21), right: f(20.5)},
+		// A p99 of 200 requests: the slowest of 200 bounds a p99 only with 87% confidence, so the
+		// figure has no upper end and no claim about it can be decided.
+		{name: "a p99 of 200 requests has no upper end", measure: "{metric: p99_ms, configuration: split, phase: slow-a, endpoint: /b}",
+			rest: "    op: \"<=\"\n    value: 1000\n", want: VerdictInconclusive, left: f(21),
+			evidence: "p99_ms of /b in split/slow-a = 21 [21, ∞]"},
 		// Times: shared /b fails every ~2.2 requests from the phase start at 20/s; the first
-		// failure is the third request, 0.1 s in, and it is a rejection.
+		// failure is the third request, 0.1 s in, and it is a rejection. Send times are exact.
 		{name: "first rejection within a tolerance", measure: "{metric: first_rejection_s, configuration: shared, phase: slow-a, endpoint: /b}",
-			rest: "    op: within\n    value: 0.15\n    tolerance: 0.05\n", want: VerdictHolds, left: f(0.1), right: f(0.15),
-			evidence: "first_rejection_s of /b in shared/slow-a = 0.1, 0.05 from 0.15 (tolerance 0.05)"},
+			rest: "    op: within\n    value: 0.15\n    tolerance: 0.05\n", want: VerdictHolds, left: f(0.1), right: f(0.15)},
 		{name: "outside the tolerance", measure: "{metric: first_rejection_s, configuration: shared, phase: slow-a, endpoint: /b}",
 			rest: "    op: within\n    value: 0.15\n    tolerance: 0.04\n", want: VerdictDoesNotHold, left: f(0.1)},
 		{name: "no rejection at all is not measurable", measure: "{metric: first_rejection_s, configuration: split, phase: slow-a, endpoint: /b}",
 			rest: "    op: \"<\"\n    value: 1\n", want: VerdictNotMeasurable, evidence: "no request was rejected in split"},
-		// Resources: pool:shared full from 10.5 s, breaker:A open from 12 s, calls:A 10 until then.
+		// Resources: pool:shared full from 10.5 s, breaker:A open from 12 s, calls:A 10 until then,
+		// sampled every 100 ms (a sampled time is known to within that period).
 		{name: "pool full before the breaker opened", measure: "{metric: first_saturated_s, configuration: shared, phase: slow-a, resource: pool:shared}",
 			rest: "    op: \"<\"\n    than: {metric: first_open_s, configuration: shared, phase: slow-a, resource: breaker:A}\n",
 			want: VerdictHolds, left: f(0.5), right: f(2)},
@@ -140,8 +146,10 @@ func TestClaimsVerdicts(t *testing.T) {
 			rest: "    op: within\n    value: 1.5\n    tolerance: 0\n", want: VerdictHolds, left: f(1.5)},
 		{name: "share of the whole phase at capacity", measure: "{metric: saturated_share, configuration: shared, phase: slow-a, resource: pool:shared}",
 			rest: "    op: within\n    value: 0.95\n    tolerance: 0\n", want: VerdictHolds, left: f(0.95)},
-		{name: "first rejection by the pool and how many", measure: "{metric: first_rejected_s, configuration: shared, phase: slow-a, resource: pool:shared}",
-			rest: "    op: within\n    value: 1\n    tolerance: 0\n", want: VerdictHolds, left: f(1)},
+		{name: "a sampled time within one sample period", measure: "{metric: first_rejected_s, configuration: shared, phase: slow-a, resource: pool:shared}",
+			rest: "    op: within\n    value: 1\n    tolerance: 0.1\n", want: VerdictHolds, left: f(1)},
+		{name: "a sampled time is not known more exactly than its period", measure: "{metric: first_rejected_s, configuration: shared, phase: slow-a, resource: pool:shared}",
+			rest: "    op: within\n    value: 1\n    tolerance: 0\n", want: VerdictInconclusive, left: f(1)},
 		{name: "rejections counted within the phase only", measure: "{metric: rejected, configuration: shared, phase: slow-a, resource: pool:shared}",
 			rest: "    op: within\n    value: 19\n    tolerance: 0\n", want: VerdictHolds, left: f(19)},
 		{name: "a resource without capacity cannot saturate", measure: "{metric: saturated_share, configuration: shared, phase: slow-a, resource: calls:A}",
@@ -153,31 +161,50 @@ func TestClaimsVerdicts(t *testing.T) {
 		{name: "until never reached: whole phase, and said so", measure: "{metric: max_in_use, configuration: shared, phase: baseline, resource: pool:shared, until: breaker:A}",
 			rest: "    op: \"<\"\n    value: 10\n", want: VerdictHolds, left: f(2),
 			evidence: "breaker:A never reached capacity in shared/baseline, so the window is the whole phase"},
+		// Comparisons between configurations and preconditions.
+		{name: "a difference between configurations", measure: "{metric: success_rate, configuration: split, phase: slow-a, endpoint: /b, minus: {configuration: shared}}",
+			rest: "    op: \">\"\n    value: 0.4\n", want: VerdictHolds, left: f(0.45)},
+		{name: "a ratio between configurations", measure: "{metric: throughput, configuration: split, phase: mild-a, endpoint: /a, over: {configuration: shared}}",
+			rest: "    op: \"<\"\n    value: 0.8\n", want: VerdictHolds, left: f(0.78)},
+		{name: "share of failures that are rejections", measure: "{metric: rejected_share, configuration: split, phase: slow-a, endpoint: /a}",
+			rest: "    op: \">\"\n    value: 0.5\n", want: VerdictHolds, left: f(1)},
+		{name: "no failures, no share", measure: "{metric: rejected_share, configuration: split, phase: baseline, endpoint: /a}",
+			rest: "    op: \">\"\n    value: 0.5\n", want: VerdictNotMeasurable, evidence: "no request failed in split"},
+		{name: "time to reach another endpoint's level", measure: "{metric: time_to_level_s, configuration: shared, phase: slow-a, endpoint: /b, level_of: /a}",
+			rest: "    op: \"<=\"\n    value: 2.5\n", want: VerdictHolds, left: f(1)},
+		{name: "an endpoint that never reaches the level", measure: "{metric: time_to_level_s, configuration: split, phase: slow-a, endpoint: /b, level_of: /a}",
+			rest: "    op: \"<=\"\n    value: 2.5\n", want: VerdictNotMeasurable, evidence: "never reached half of /a's"},
+		{name: "a precondition that does not hold makes the claim not measurable, naming the figure",
+			measure: "{metric: success_rate, configuration: shared, phase: slow-a, endpoint: /b}",
+			rest:    "    op: \"<\"\n    value: 0.6\n    require:\n      - {measure: {metric: success_rate, configuration: shared, phase: slow-a, endpoint: /a}, op: \">=\", value: 0.99}\n",
+			want:    VerdictNotMeasurable, left: f(0.55),
+			evidence: "precondition not met (does not hold): success_rate of /a in shared/slow-a = 0.5 [exact]"},
+		{name: "a precondition that holds lets the claim be judged",
+			measure: "{metric: success_rate, configuration: shared, phase: slow-a, endpoint: /b}",
+			rest:    "    op: \"<\"\n    value: 0.6\n    require:\n      - {measure: {metric: success_rate, configuration: shared, phase: baseline, endpoint: /b}, op: \">=\", value: 0.99}\n",
+			want:    VerdictHolds, left: f(0.55)},
 	}
 	var yaml strings.Builder
 	for i, tt := range tests {
-		yaml.WriteString(claimYAML("c"+string(rune('a'+i)), tt.measure, tt.rest))
+		yaml.WriteString(claimYAML(fmt.Sprintf("c%d", i), tt.measure, tt.rest))
 	}
 	_, got := judged(t, claimsWorld(), yaml.String())
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, ok := got["c"+string(rune('a'+i))]
+			c, ok := got[fmt.Sprintf("c%d", i)]
 			if !ok {
 				t.Fatal("claim missing from the summary")
 			}
 			if c.Verdict != tt.want {
-				t.Errorf("verdict %q, want %q (evidence: %s)", c.Verdict, tt.want, c.Evidence)
+				t.Errorf("verdict %q, want %q (reason: %s)", c.Verdict, tt.want, c.Reason)
 			}
-			if (c.Holds == nil) != (tt.want == VerdictNotMeasurable) {
+			if (c.Holds != nil) != (tt.want == VerdictHolds || tt.want == VerdictDoesNotHold) {
 				t.Errorf("holds = %v with verdict %q", c.Holds, c.Verdict)
-			}
-			if tt.want == VerdictNotMeasurable && c.Left != nil && c.Right != nil {
-				t.Errorf("not measurable yet left %v and right %v are both set", *c.Left, *c.Right)
 			}
 			checkNum(t, "left", c.Left, tt.left)
 			checkNum(t, "right", c.Right, tt.right)
-			if !strings.Contains(c.Evidence, tt.evidence) {
-				t.Errorf("evidence %q, want it to contain %q", c.Evidence, tt.evidence)
+			if !strings.Contains(c.Reason, tt.evidence) {
+				t.Errorf("reason %q, want it to contain %q", c.Reason, tt.evidence)
 			}
 		})
 	}
@@ -185,27 +212,30 @@ func TestClaimsVerdicts(t *testing.T) {
 
 func f(v float64) *float64 { return &v }
 
-func checkNum(t *testing.T, what string, got, want *float64) {
+func checkNum(t *testing.T, what string, got *Interval, want *float64) {
 	t.Helper()
 	switch {
 	case want == nil:
 	case got == nil:
 		t.Errorf("%s = null, want %v", what, *want)
-	case *got != *want:
-		t.Errorf("%s = %v, want %v", what, *got, *want)
+	case round3(got.Value) != *want:
+		t.Errorf("%s = %v, want %v", what, got.Value, *want)
 	}
 }
 
-// TestClaimsInvalidRun: an invalid run lists its claims without verdicts, as it gives no
-// verdicts on P1-P4, but still shows what was measured.
+// TestClaimsInvalidRun: an invalid run lists its claims without verdicts, but still shows what
+// was measured.
 func TestClaimsInvalidRun(t *testing.T) {
 	w := claimsWorld()
 	w.cfgs[1].valid, w.cfgs[1].invalid = false, []string{"/a: send lag p99 2ms exceeds the 1ms limit"}
 	s, got := judged(t, w, claimYAML("x", "{metric: success_rate, configuration: shared, phase: slow-a, endpoint: /b}", "    op: \"<\"\n    value: 0.6\n"))
 	c := got["x"]
-	if c.Holds != nil || c.Verdict != VerdictNotMeasurable || c.Left == nil || *c.Left != 0.55 ||
-		c.Evidence != "no verdict: the run is invalid; measured: success_rate of /b in shared/slow-a = 0.55 < 0.6" {
+	if c.Holds != nil || c.Verdict != VerdictNotMeasurable || c.Left == nil || c.Left.Value != 0.55 ||
+		!strings.HasPrefix(c.Reason, "no verdict: the run is invalid; measured: success_rate of /b in shared/slow-a = 0.55") {
 		t.Errorf("claim on an invalid run = %+v, want listed without a verdict, with its numbers", c)
+	}
+	if s.Verdict.Outcome != OutcomeInvalid {
+		t.Errorf("outcome %q, want %q", s.Verdict.Outcome, OutcomeInvalid)
 	}
 	if !strings.Contains(s.Verdicts(), "claim x not measurable: no verdict: the run is invalid") {
 		t.Errorf("Verdicts() = %q, want the claim listed without a verdict", s.Verdicts())
@@ -250,10 +280,11 @@ func TestClaimsSource(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Analyze: %v", err)
 			}
-			if len(s.Claims) != tt.want || !strings.HasPrefix(s.ClaimsNote, tt.note) || (tt.note == "") != (s.ClaimsNote == "") {
-				t.Errorf("claims %d, note %q; want %d claims and a note starting %q", len(s.Claims), s.ClaimsNote, tt.want, tt.note)
+			v := s.Verdict
+			if len(v.Claims) != tt.want || !strings.HasPrefix(v.Note, tt.note) || (tt.note == "") != (v.Note == "") {
+				t.Errorf("claims %d, note %q; want %d claims and a note starting %q", len(v.Claims), v.Note, tt.want, tt.note)
 			}
-			if s.Claims == nil {
+			if v.Claims == nil {
 				t.Error("Claims is nil: summary.json would say null instead of []")
 			}
 		})
@@ -272,20 +303,26 @@ func TestClaimsOutputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	var sum struct {
-		Claims []map[string]any `json:"claims"`
+		Verdict struct {
+			Outcome string           `json:"outcome"`
+			Method  string           `json:"method"`
+			Claims  []map[string]any `json:"claims"`
+		} `json:"verdict"`
 	}
 	if err := rundir.ReadJSON(filepath.Join(dir, rundir.SummaryFile), &sum); err != nil {
 		t.Fatal(err)
 	}
-	if len(sum.Claims) != 2 {
-		t.Fatalf("summary.json claims = %v, want 2", sum.Claims)
+	if len(sum.Verdict.Claims) != 2 || sum.Verdict.Outcome != OutcomeFail || !strings.Contains(sum.Verdict.Method, "block bootstrap") {
+		t.Fatalf("summary.json verdict = %+v, want 2 claims, outcome fail and the method", sum.Verdict)
 	}
-	first, second := sum.Claims[0], sum.Claims[1]
-	if first["id"] != "shared-starves-b" || first["holds"] != true || first["left"] != 0.55 || first["right"] != 0.6 || first["says"] == "" {
+	first, second := sum.Verdict.Claims[0], sum.Verdict.Claims[1]
+	left, _ := first["left"].(map[string]any)
+	if first["id"] != "shared-starves-b" || first["holds"] != true || first["verdict"] != VerdictHolds || left["value"] != 0.55 ||
+		left["lo"] != 0.55 || left["hi"] != 0.55 || first["says"] == "" || first["rule"] == "" || first["reason"] == "" {
 		b, _ := json.Marshal(first)
 		t.Errorf("summary.json claim = %s", b)
 	}
-	if v, ok := second["holds"]; !ok || v != nil || second["left"] != nil {
+	if v, ok := second["holds"]; !ok || v != nil || second["left"] != nil || second["verdict"] != VerdictNotMeasurable {
 		b, _ := json.Marshal(second)
 		t.Errorf("not measurable claim = %s, want holds and left null", b)
 	}
@@ -295,8 +332,9 @@ func TestClaimsOutputs(t *testing.T) {
 	}
 	for _, want := range []string{
 		"## Claims\n",
-		"| shared-starves-b | shared-starves-b | **holds** | 0.55 | < | 0.6 | success_rate of /b in shared/slow-a = 0.55 < 0.6 |",
-		"| split-rejects-none | split-rejects-none | not measurable | – | < | 1 |",
+		"**Method.** 95% intervals from a seeded block bootstrap",
+		"| shared-starves-b | shared-starves-b | **holds** | 0.55 [exact] | 0.6 [exact] | -0.05 [exact] | success_rate of /b in shared/slow-a = 0.55 [exact]",
+		"| split-rejects-none | split-rejects-none | not measurable | – | – | – |",
 		"- **shared-starves-b**: success_rate of /b in shared/slow-a < 0.6.",
 	} {
 		if !strings.Contains(string(md), want) {

@@ -183,7 +183,10 @@ func lagOf(sched string, sent time.Duration) int32 {
 
 // loadConfiguration reads one configuration folder and computes its statistics, timeline and
 // exhausted resources. The raw records are dropped before it returns.
-func loadConfiguration(runDir, name string, bucket time.Duration) (*Configuration, error) {
+//
+// The requests of the endpoints in keep (those a claim measures) are kept on the configuration
+// for the verdict engine's bootstrap.
+func loadConfiguration(runDir, name string, bucket time.Duration, keep map[string]bool) (*Configuration, error) {
 	dir, err := rundir.Inside(runDir, name)
 	if err != nil {
 		return nil, fmt.Errorf("configuration %s: %w", name, err)
@@ -298,6 +301,12 @@ func loadConfiguration(runDir, name string, bucket time.Duration) (*Configuratio
 			attr.add(i, e.Path, sl, tab.outs)
 		}
 		c.Outside += len(recs) - inPhases
+		if keep[e.Path] {
+			if c.recs == nil {
+				c.recs = map[string][]record{}
+			}
+			c.recs[e.Path] = recs
+		}
 		if len(recs) > 0 {
 			lived = max(lived, time.Duration(recs[len(recs)-1].t)+1)
 		}
@@ -313,6 +322,7 @@ func loadConfiguration(runDir, name string, bucket time.Duration) (*Configuratio
 		c.Timeline[path] = buckets
 	}
 	grp.finish(c, tab.outs, spans, &s)
+	c.outs = tab.outs
 	attr.finish()
 	return c, nil
 }

@@ -5,13 +5,6 @@ import (
 	"strings"
 )
 
-// question004 is seed 004's hypothesis in two sentences.
-const question004 = "Does one shared pool let a dependency that stalls just inside the client timeout starve " +
-	"endpoints that never call it, and do per-dependency bulkheads keep those endpoints at their baseline? " +
-	"Seed 004 predicts that with a shared pool the unaffected endpoint degrades to the affected one's level " +
-	"within a few timeout periods, that split pools turn the slow calls into fast rejections at some cost in " +
-	"throughput, and that a dependency failing fast shows a smaller difference between the two."
-
 func f1(v float64) string { return fmt.Sprintf("%.1f", v) }
 
 // f1n is f1 for a figure over n requests: "–" when there were none, rather than a 0.0 that reads
@@ -37,16 +30,6 @@ func rate1(st *Stats) string {
 		return "<0.1%"
 	}
 	return v
-}
-
-func holdsMark(p Prediction) string {
-	switch p.Verdict {
-	case VerdictHolds:
-		return "**holds**"
-	case VerdictDoesNotHold:
-		return "**does not hold**"
-	}
-	return "not measurable"
 }
 
 // markdown renders report.md. It depends only on the Summary and the plot list, so the same run
@@ -102,8 +85,8 @@ func (s *Summary) markdown(jobs []plotJob) string {
 			}
 			w("| %s | %g | %g | %s |\n", ph.Name, ph.StartS, ph.EndS, strings.Join(d, "; "))
 		}
-		if s.predictionsApply() {
-			w("\nRoles found from the data for seed 004's predictions: %s.\n\n", rolesText(s.Roles))
+		if rt := rolesText(s.Roles); rt != "" {
+			w("\nRoles declared by the scenario (its `roles:` block): %s.\n\n", rt)
 		} else {
 			w("\n")
 		}
@@ -145,21 +128,6 @@ func (s *Summary) markdown(jobs []plotJob) string {
 	w("\n")
 	if grouped(s.Configurations) {
 		w("A group's row sums its members' sends and shows the largest send lag of any member.\n\n")
-	}
-
-	w("## Verdicts\n\n")
-	if !s.Valid {
-		w("No verdicts: the run is invalid (the reasons are under **Validity**), so seed 004's predictions are not judged.\n\n")
-	} else {
-		w("| prediction | claim | verdict | evidence |\n|---|---|---|---|\n")
-		for _, p := range s.Predictions {
-			w("| %s | %s | %s | %s |\n", p.ID, p.Claim, holdsMark(p), p.Evidence)
-		}
-		w("\nThresholds:\n\n")
-		for _, p := range s.Predictions {
-			w("- **%s**: %s.\n", p.ID, p.Rule)
-		}
-		w("\n")
 	}
 
 	s.claimsMarkdown(&b)
@@ -215,14 +183,16 @@ func (s *Summary) markdown(jobs []plotJob) string {
 		reps = reps || a.Repetitions > 1
 	}
 	if reps {
-		w("### Across repetitions (mean ± 95%% CI, t distribution)\n\n")
+		w("### Across repetitions\n\n")
+		w("Each cell: mean ± 95%% CI (t distribution), then the spread over the repetitions as min / median / max. ")
+		w("Repetitions differ in what the runner varies between them (the seed, the constant-rate streams' relative offsets), so the spread shows how much a figure depends on that choice.\n\n")
 		w("| configuration | repetitions | phase | endpoint | success rate | p50 (ms) | p99 (ms) | ok/s |\n|---|---|---|---|---|---|---|---|\n")
 		for _, a := range s.Aggregates {
 			for _, ph := range a.Phases {
 				for _, ep := range sortedKeys(ph.Endpoints) {
 					f := ph.Endpoints[ep]
 					w("| %s | %d | %s | %s | %s | %s | %s | %s |\n", a.Config, a.Repetitions, ph.Name, ep,
-						ci(f["success_rate"], 3), ci(f["p50_ms"], 1), ci(f["p99_ms"], 1), ci(f["throughput_rps"], 1))
+						spread(f["success_rate"], 3), spread(f["p50_ms"], 1), spread(f["p99_ms"], 1), spread(f["throughput_rps"], 1))
 				}
 			}
 		}
@@ -247,72 +217,42 @@ func (s *Summary) markdown(jobs []plotJob) string {
 	return b.String()
 }
 
-// predictionsApply reports whether the run has the parts seed 004's predictions compare: a
-// shared or a split configuration, a latency or fast-error fault on one dependency, and
-// endpoints on both sides of it.
-func (s *Summary) predictionsApply() bool {
-	r := s.Roles
-	return (r.Shared != "" || r.Split != "") && (r.LatencyPhase != "" || r.ErrorPhase != "") &&
-		len(r.Affected) > 0 && len(r.Unaffected) > 0
-}
-
 // question is report.md's "The question" section: the scenario's description, then what the
-// report answers: the scenario's claims, seed 004's predictions where the run has their parts,
-// or neither.
+// report answers: the scenario's claims, or the measurements only.
 func (s *Summary) question() string {
 	var b strings.Builder
 	if d := strings.TrimSpace(s.Description); d != "" {
 		b.WriteString(d + "\n\n")
 	}
-	if len(s.Claims) > 0 {
-		b.WriteString("The scenario states its seed's claims as data; they are the question, each judged under **Claims** below:\n\n")
-		for _, c := range s.Claims {
-			fmt.Fprintf(&b, "- **%s**: %s\n", c.ID, mdCell(c.Says))
-		}
-		b.WriteString("\n")
+	if len(s.Verdict.Claims) == 0 {
+		b.WriteString("The scenario states no claims: the report shows the measurements only.\n\n")
+		return b.String()
 	}
-	switch {
-	case s.predictionsApply() && len(s.Claims) > 0:
-		b.WriteString("The run also has the parts seed 004's predictions compare, so they are judged too (**Verdicts**). Seed 004 asks: " + question004 + "\n\n")
-	case s.predictionsApply():
-		b.WriteString("The run has the parts seed 004's predictions compare (roles under **Settings**), so the report judges them (**Verdicts**). Seed 004 asks: " + question004 + "\n\n")
-	case len(s.Claims) == 0:
-		why := needRoles(s.Roles, "latency", "endpoints")
-		if s.Roles.Shared == "" && s.Roles.Split == "" {
-			why = strings.TrimPrefix(why+"; no shared or split configuration", "; ")
-		}
-		fmt.Fprintf(&b, "The scenario states no claims, and seed 004's predictions do not apply (%s): the report shows the measurements only.\n\n", why)
+	b.WriteString("The scenario states its seed's claims as data; they are the question, each judged under **Claims** below:\n\n")
+	for _, c := range s.Verdict.Claims {
+		fmt.Fprintf(&b, "- **%s**: %s\n", c.ID, mdCell(c.Says))
 	}
+	b.WriteString("\n")
 	return b.String()
 }
 
-// rolesText lists the roles found, leaving out those not found.
+// rolesText lists the declared roles, leaving out those not declared.
 func rolesText(r Roles) string {
-	var parts, cfgs, faults []string
-	if r.Shared != "" {
-		cfgs = append(cfgs, "shared configuration "+r.Shared)
+	var parts []string
+	add := func(what, v string) {
+		if v != "" {
+			parts = append(parts, what+" "+v)
+		}
 	}
-	if r.Split != "" {
-		cfgs = append(cfgs, "split configuration "+r.Split)
-	}
-	if len(cfgs) > 0 {
-		parts = append(parts, strings.Join(cfgs, ", "))
-	}
-	if r.LatencyPhase != "" {
-		faults = append(faults, "a latency fault in phase "+r.LatencyPhase)
-	}
-	if r.ErrorPhase != "" {
-		faults = append(faults, "a fast-error fault in phase "+r.ErrorPhase)
-	}
-	if len(faults) > 0 {
-		parts = append(parts, "on dependency "+r.FaultDependency+", "+strings.Join(faults, " and "))
-	}
-	if len(r.Affected) > 0 {
-		parts = append(parts, "affected "+strings.Join(r.Affected, ", ")+", unaffected "+strings.Join(r.Unaffected, ", "))
-	}
-	if r.Baseline != "" {
-		parts = append(parts, "baseline phase "+r.Baseline)
-	}
+	add("shared configuration", r.Shared)
+	add("split configuration", r.Split)
+	add("fault dependency", r.FaultDependency)
+	add("affected", strings.Join(r.Affected, ", "))
+	add("unaffected", strings.Join(r.Unaffected, ", "))
+	add("baseline phase", r.Baseline)
+	add("latency phase", r.LatencyPhase)
+	add("error phase", r.ErrorPhase)
+	add("normal load", strings.Join(r.NormalLoad, ", "))
 	return strings.Join(parts, "; ")
 }
 
@@ -365,29 +305,19 @@ func ci(f Figure, prec int) string {
 	return fmt.Sprintf("%.*f ± %.*f", prec, f.Mean, prec, *f.CI95)
 }
 
+// spread writes a figure across repetitions: "0.440 ± 0.020 (0.410 / 0.440 / 0.470)".
+func spread(f Figure, prec int) string {
+	return fmt.Sprintf("%s (%.*f / %.*f / %.*f)", ci(f, prec), prec, f.Min, prec, f.Median, prec, f.Max)
+}
+
 // compareMarkdown renders compare.md for several runs.
 func compareMarkdown(sums []*Summary, jobs []plotJob) string {
 	var b strings.Builder
 	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	w("# Comparison of %d runs\n\n", len(sums))
-	w("| run | scenario | valid |")
-	ids := []string{"P1", "P2", "P3", "P4"}
-	for _, id := range ids {
-		w(" %s |", id)
-	}
-	w("\n|---|---|---|---|---|---|---|\n")
+	w("| run | scenario | valid | outcome | claims |\n|---|---|---|---|---|\n")
 	for _, s := range sums {
-		w("| %s | %s | %t |", s.RunID, s.Scenario, s.Valid)
-		for _, id := range ids {
-			v := "no verdict"
-			for _, p := range s.Predictions {
-				if p.ID == id {
-					v = p.Verdict
-				}
-			}
-			w(" %s |", v)
-		}
-		w("\n")
+		w("| %s | %s | %t | %s | %s |\n", s.RunID, s.Scenario, s.Valid, s.Verdict.Outcome, countsText(s.Verdict.Counts))
 	}
 	w("\n## Unaffected endpoint per configuration and phase\n\n")
 	w("| run | configuration | phase | endpoint | success | p99 (ms) | ok/s |\n|---|---|---|---|---|---|---|\n")

@@ -6,33 +6,23 @@ import (
 )
 
 // The question section says what the report answers: the scenario's claims when it has them,
-// seed 004's predictions only when the run has their parts, and otherwise that neither applies.
+// and otherwise that it shows measurements only; it never guesses predictions of its own.
 func TestQuestion(t *testing.T) {
-	roles := Roles{Shared: "shared", Split: "split", LatencyPhase: "slow", FaultDependency: "A",
-		Affected: []string{"/a"}, Unaffected: []string{"/b"}, Baseline: "baseline"}
-	claims := []Claim{{ID: "C1", Says: "A and C fail with the shared pool"}}
+	claims := VerdictBlock{Claims: []Claim{{ID: "C1", Says: "A and C fail with the shared pool"}}}
 	tests := []struct {
 		name    string
 		s       Summary
 		want    []string
 		notWant []string
 	}{
-		{"seed 004's question when its roles are found",
-			Summary{Description: "Seed 004 in small.", Roles: roles},
-			[]string{"Seed 004 in small.\n\n", "Does one shared pool let a dependency"},
-			[]string{"claims"}},
-		{"claims are the question; seed 004 as well when it applies",
-			Summary{Description: "Seed 000.", Roles: roles, Claims: claims},
-			[]string{"Seed 000.", "they are the question", "- **C1**: A and C fail with the shared pool", "Seed 004 asks: Does one"},
-			nil},
-		{"claims alone when the predictions have no parts",
-			Summary{Description: "Seed 002.", Roles: Roles{Shared: "bulkheads"}, Claims: claims},
-			[]string{"they are the question", "- **C1**"},
-			[]string{"Seed 004", "Does one shared pool"}},
-		{"neither: says why, and shows measurements only",
-			Summary{Description: "A hub.", Roles: Roles{LatencyPhase: "slow", FaultDependency: "w", Affected: []string{"/w"}}},
-			[]string{"A hub.", "seed 004's predictions do not apply (no pair of affected and unaffected endpoints; no shared or split configuration)", "measurements only"},
-			[]string{"Does one shared pool"}},
+		{"claims are the question",
+			Summary{Description: "Seed 000.", Verdict: claims},
+			[]string{"Seed 000.\n\n", "they are the question", "- **C1**: A and C fail with the shared pool"},
+			[]string{"measurements only"}},
+		{"no claims: measurements only, whatever the roles",
+			Summary{Description: "Smoke.", Roles: Roles{Shared: "shared", Affected: []string{"/a"}}},
+			[]string{"Smoke.", "states no claims: the report shows the measurements only"},
+			[]string{"P1", "predictions"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -33,7 +33,9 @@ func analyze(runDir string, bucket time.Duration) (*Summary, error) {
 		return nil, err
 	}
 	s := &Summary{Scenario: run.Scenario, RunID: run.RunID, Description: run.Description, Command: run.Command,
-		Partial: run.Partial, Valid: true, BucketS: bucket.Seconds(), LatencyBinsMS: HistogramEdgesMS(), Thresholds: DefaultThresholds, dir: runDir}
+		Partial: run.Partial, Valid: true, BucketS: bucket.Seconds(), LatencyBinsMS: HistogramEdgesMS(), dir: runDir}
+	claims, note := readClaims(runDir)
+	keep := claimEndpoints(claims)
 	for _, name := range run.Configurations {
 		why, err := missingConfiguration(runDir, name)
 		if err != nil {
@@ -44,7 +46,7 @@ func analyze(runDir string, bucket time.Duration) (*Summary, error) {
 			s.Missing = append(s.Missing, name)
 			continue
 		}
-		c, err := loadConfiguration(runDir, name, bucket)
+		c, err := loadConfiguration(runDir, name, bucket, keep)
 		if err != nil {
 			return nil, err
 		}
@@ -68,22 +70,13 @@ func analyze(runDir string, bucket time.Duration) (*Summary, error) {
 	}
 	s.Valid = len(s.Invalid) == 0
 	s.Aggregates = aggregate(s.Configurations)
-	s.Roles = findRoles(s.Configurations, s.Thresholds)
+	roles, rnote := readRoles(runDir)
+	s.Roles = roles
 	s.groupRoles()
-	s.Predictions = []Prediction{}
-	claims, note := readClaims(runDir)
-	s.ClaimsNote = note
-	if !s.Valid {
-		s.NoVerdicts = "the run is invalid: " + strings.Join(s.Invalid, "; ")
-		s.Claims = s.judgeClaims(claims)
-		return s, nil
+	if note == "" {
+		note = rnote
 	}
-	s.Claims = s.judgeClaims(claims)
-	j := &judge{cfgs: s.Configurations, aggs: map[string]*Aggregate{}, roles: s.Roles, th: s.Thresholds}
-	for i := range s.Aggregates {
-		j.aggs[s.Aggregates[i].Config] = &s.Aggregates[i]
-	}
-	s.Predictions = j.predictions()
+	s.judge(claims, note)
 	return s, nil
 }
 
@@ -176,10 +169,7 @@ func generate(runDir string, bucket time.Duration, plots bool, o ...GenerateOpti
 func (s *Summary) Verdicts() string {
 	var b strings.Builder
 	if !s.Valid {
-		fmt.Fprintf(&b, "no verdicts: %s\n", s.NoVerdicts)
-	}
-	for _, p := range s.Predictions {
-		fmt.Fprintf(&b, "%s %s: %s\n", p.ID, p.Verdict, p.Evidence)
+		fmt.Fprintf(&b, "no verdicts: the run is invalid: %s\n", strings.Join(s.Invalid, "; "))
 	}
 	s.claimVerdicts(&b)
 	for _, c := range s.Configurations {

@@ -85,8 +85,7 @@ func firstDiff(got, want string) string {
 
 func TestSummaryRoundTrips(t *testing.T) {
 	dir := goldenWorld().write(t, t.TempDir())
-	s, err := generate(dir, DefaultBucket, false)
-	if err != nil {
+	if _, err := generate(dir, DefaultBucket, false); err != nil {
 		t.Fatal(err)
 	}
 	first, err := os.ReadFile(filepath.Join(dir, rundir.SummaryFile))
@@ -104,22 +103,6 @@ func TestSummaryRoundTrips(t *testing.T) {
 	if !bytes.Equal(bytes.TrimSpace(first), bytes.TrimSpace(second)) {
 		t.Errorf("summary.json does not round-trip:\n%s", firstDiff(string(second), string(first)))
 	}
-	t.Run("holds is true, false or null in the JSON", func(t *testing.T) {
-		var raw struct {
-			Predictions []map[string]json.RawMessage `json:"predictions"`
-		}
-		if err := json.Unmarshal(first, &raw); err != nil {
-			t.Fatal(err)
-		}
-		if len(raw.Predictions) != 4 {
-			t.Fatalf("got %d predictions", len(raw.Predictions))
-		}
-		for _, p := range raw.Predictions {
-			if h := string(p["holds"]); h != "true" && h != "false" && h != "null" {
-				t.Errorf("holds = %s", h)
-			}
-		}
-	})
 	t.Run("the issue's example fields are present", func(t *testing.T) {
 		ph := back.Configurations[0].Phases[0]
 		if back.Scenario != "hypothesis" || back.RunID == "" || !back.Valid || back.Configurations[0].Fault != "latency+reset" ||
@@ -127,9 +110,6 @@ func TestSummaryRoundTrips(t *testing.T) {
 			t.Errorf("summary = %+v", back.Configurations[0].Phases[0])
 		}
 	})
-	if s.Predictions[0].ID != back.Predictions[0].ID {
-		t.Errorf("predictions differ")
-	}
 }
 
 // hashTree returns a hash of every file under dir.

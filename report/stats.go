@@ -225,6 +225,13 @@ func meanCI(xs []float64) Figure {
 		sum += x
 	}
 	f.Mean = sum / float64(len(xs))
+	sorted := slices.Clone(xs)
+	slices.Sort(sorted)
+	f.Min, f.Max = sorted[0], sorted[len(sorted)-1]
+	f.Median = sorted[len(sorted)/2]
+	if len(sorted)%2 == 0 {
+		f.Median = (sorted[len(sorted)/2-1] + sorted[len(sorted)/2]) / 2
+	}
 	if len(xs) < 2 {
 		return f
 	}

@@ -15,8 +15,8 @@ type Summary struct {
 	Description string `json:"description,omitempty"`
 	Command     string `json:"command,omitempty"`
 	Partial     bool   `json:"partial"`
-	// Valid is false when any configuration's manifest is invalid; Invalid then says why and
-	// Predictions is empty.
+	// Valid is false when any configuration's manifest is invalid; Invalid then says why and no
+	// claim gets a verdict.
 	Valid   bool     `json:"valid"`
 	Invalid []string `json:"invalid,omitempty"`
 	// Missing lists the configurations the run folder names (or holds raw results of) that have
@@ -25,20 +25,17 @@ type Summary struct {
 	// BucketS is the width of the Timeline buckets in seconds.
 	BucketS float64 `json:"bucket_s"`
 	// LatencyBinsMS are the edges of the timeline's latency histogram bins (Bucket.SuccessHist).
-	LatencyBinsMS  []float64       `json:"latency_bins_ms"`
-	Thresholds     Thresholds      `json:"thresholds"`
+	LatencyBinsMS []float64 `json:"latency_bins_ms"`
+	// Roles are the roles the scenario declared (its roles: block, recorded as roles.json),
+	// empty when it declared none.
 	Roles          Roles           `json:"roles"`
 	Configurations []Configuration `json:"configurations"`
 	// Aggregates holds, per configuration name, the mean and 95% CI of each figure across its
-	// repetitions (one entry even with a single repetition; CI is then null).
-	Aggregates  []Aggregate  `json:"aggregates"`
-	Predictions []Prediction `json:"predictions"`
-	// NoVerdicts says why Predictions is empty (an invalid run).
-	NoVerdicts string `json:"no_verdicts,omitempty"`
-	// Claims are the scenario's own claims (its `claims:` block, read from the run's
-	// scenario.yaml) judged on the run's numbers; ClaimsNote says why they could not be read.
-	Claims     []Claim `json:"claims"`
-	ClaimsNote string  `json:"claims_note,omitempty"`
+	// repetitions and its spread (min, median, max); one entry even with a single repetition.
+	Aggregates []Aggregate `json:"aggregates"`
+	// Verdict holds the scenario's claims (claims.json) judged with 95% intervals, and the
+	// run's outcome for scripts.
+	Verdict VerdictBlock `json:"verdict"`
 	// MemberStats says, for a run with endpoint groups, that summary.json leaves out the members'
 	// own attacks, pools and statistics (see GenerateOptions.MemberStats); empty otherwise.
 	MemberStats string `json:"member_stats,omitempty"`
@@ -80,6 +77,10 @@ type Configuration struct {
 
 	resources []rundir.ResourceSample
 	manifest  *rundir.Manifest
+	// recs holds, for the endpoints a claim measures, every request sorted by send time, and
+	// outs their outcomes (verdict.go resamples them).
+	recs map[string][]record
+	outs []kind
 }
 
 // PoolInfo describes one pool of a configuration.
@@ -278,12 +279,16 @@ type Cause struct {
 	ByEndpoint map[string]map[string]int `json:"by_endpoint"`
 }
 
-// Figure is one figure's mean across repetitions with its 95% confidence half-width (null with
-// fewer than two repetitions).
+// Figure is one figure across repetitions: its mean with the 95% confidence half-width (t
+// distribution; null with fewer than two repetitions), and its spread: the smallest, median and
+// largest value of a repetition.
 type Figure struct {
-	Mean float64  `json:"mean"`
-	CI95 *float64 `json:"ci95"`
-	N    int      `json:"n"`
+	Mean   float64  `json:"mean"`
+	CI95   *float64 `json:"ci95"`
+	N      int      `json:"n"`
+	Min    float64  `json:"min"`
+	Median float64  `json:"median"`
+	Max    float64  `json:"max"`
 }
 
 // Aggregate is one configuration's figures across repetitions.
@@ -301,7 +306,8 @@ type AggregatePhase struct {
 	Endpoints map[string]map[string]Figure `json:"endpoints"`
 }
 
-// Roles are the parts the predictions need, found from the data.
+// Roles are the roles the scenario declared (claim.Roles), with the endpoints as lists so that
+// grouped endpoints can be replaced by their group.
 type Roles struct {
 	Shared          string   `json:"shared,omitempty"`
 	Split           string   `json:"split,omitempty"`
@@ -311,49 +317,7 @@ type Roles struct {
 	Baseline        string   `json:"baseline,omitempty"`
 	LatencyPhase    string   `json:"latency_phase,omitempty"`
 	ErrorPhase      string   `json:"error_phase,omitempty"`
-	ClientTimeoutMS float64  `json:"client_timeout_ms,omitempty"`
-}
-
-// Prediction is one verdict on a prediction of the seed.
-type Prediction struct {
-	ID    string `json:"id"`
-	Claim string `json:"claim"`
-	// Holds is true, false, or null (not measurable).
-	Holds    *bool              `json:"holds"`
-	Verdict  string             `json:"verdict"` // "holds", "does not hold", "not measurable"
-	Evidence string             `json:"evidence"`
-	Rule     string             `json:"rule"` // the thresholds applied, in words
-	Numbers  map[string]float64 `json:"numbers,omitempty"`
-}
-
-// Thresholds are the numbers the verdicts compare against.
-type Thresholds struct {
-	// LatencyFaultMin: a latency fault counts as "just below the timeout" from this fraction of
-	// the client timeout.
-	LatencyFaultMin float64 `json:"latency_fault_min_x_timeout"`
-	// P1Factor: the unaffected endpoint reaches the affected one's level within this factor.
-	P1Factor float64 `json:"p1_factor"`
-	// P1MaxTimeouts: ... within this many client timeouts of the fault start (rounded up to a
-	// bucket).
-	P1MaxTimeouts float64 `json:"p1_max_timeouts"`
-	// P2P99Factor and P2ErrorPoints bound "within its baseline".
-	P2P99Factor   float64 `json:"p2_p99_factor"`
-	P2ErrorPoints float64 `json:"p2_error_points"`
-	// P2RejectedP99: rejections are fast when their p99 <= this fraction of the client timeout.
-	P2RejectedP99 float64 `json:"p2_rejected_p99_x_timeout"`
-	// P3MinDrop: split's success throughput must be lower than shared's by more than this share.
-	P3MinDrop float64 `json:"p3_min_drop"`
-}
-
-// DefaultThresholds are the thresholds written into every report.
-var DefaultThresholds = Thresholds{
-	LatencyFaultMin: 0.8,
-	P1Factor:        2,
-	P1MaxTimeouts:   5,
-	P2P99Factor:     1.5,
-	P2ErrorPoints:   0.01,
-	P2RejectedP99:   0.1,
-	P3MinDrop:       0.02,
+	NormalLoad      []string `json:"normal_load,omitempty"`
 }
 
 // DefaultBucket is the width of the time buckets used for plots.

@@ -17,7 +17,9 @@ const (
 	// ScenarioSourceFile is the scenario file as given, before overrides.
 	ScenarioSourceFile = "scenario.source.yaml"
 	// ClaimsFile holds the claims the run is judged by, as run (after command-line overrides).
-	ClaimsFile    = "claims.json"
+	ClaimsFile = "claims.json"
+	// RolesFile holds the roles the scenario declared (its roles: block), when it declared any.
+	RolesFile     = "roles.json"
 	ManifestFile  = "manifest.json"
 	RawDir        = "raw"
 	ResourcesFile = "resources.csv"
