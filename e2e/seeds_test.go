@@ -65,8 +65,8 @@ func run(t *testing.T, sc *scenarios.Scenario) *report.Summary {
 	if !s.Valid {
 		t.Logf("run not valid (no verdicts; the directions below are read from the raw results anyway): %v", s.Invalid)
 	}
-	for _, c := range s.Claims {
-		t.Logf("claim %s: %s (%s)", c.ID, c.Verdict, c.Evidence)
+	for _, c := range s.Verdict.Claims {
+		t.Logf("claim %s: %s (%s)", c.ID, c.Verdict, c.Reason)
 	}
 	return s
 }
@@ -110,7 +110,7 @@ func exhausted(t *testing.T, s *report.Summary, conf, phase, res string) report.
 // claim returns the claim id of the summary.
 func claim(t *testing.T, s *report.Summary, id string) report.Claim {
 	t.Helper()
-	for _, c := range s.Claims {
+	for _, c := range s.Verdict.Claims {
 		if c.ID == id {
 			return c
 		}
@@ -147,7 +147,7 @@ func TestCarriersScaledDown(t *testing.T) {
 		}
 		// calls:B has no capacity of its own in a shared pool, so it is not in the Exhausted
 		// list; the claim measures it (its figures are computed even when the run is invalid).
-		if held := claim(t, s, "breaker-b-took-all-slots").Left; held == nil || *held < float64(pool.Capacity) {
+		if held := claim(t, s, "breaker-b-took-all-slots").Left; held == nil || held.Value < float64(pool.Capacity) {
 			t.Errorf("B held at most %v of the %d slots before the breaker opened, want all of them", held, pool.Capacity)
 		}
 		if br := exhausted(t, s, "breaker", "slow-b", "breaker:B"); br.Saturated && !(*pool.FirstSaturatedS < *br.FirstSaturatedS) {

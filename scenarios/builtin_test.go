@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -67,8 +68,10 @@ func TestHypothesisNumbers(t *testing.T) {
 	}{
 		{"seed", s.Seed, int64(42)},
 		{"timeout", s.Timeout, 500 * time.Millisecond},
-		{"time line", s.Duration(), 65 * time.Second},
-		{"phases", strings.Join(phases, " "), "baseline=10s busy=10s calm=5s latency=15s recovery=5s errors=15s recovery-2=5s"},
+		{"time line", s.Duration(), 48 * time.Second},
+		{"phases", strings.Join(phases, " "), "baseline=8s busy=8s calm=3s latency=12s recovery=3s errors=12s recovery-2=2s"},
+		{"repetitions", s.Repetitions, 3},
+		{"roles", fmt.Sprintf("%+v", s.Roles), "{Shared:shared Split:split FaultDependency:A Affected:/a Unaffected:/b Baseline:baseline LatencyPhase:latency ErrorPhase:errors NormalLoad:[baseline busy]}"},
 		{"rate /a", s.Endpoints[0].Rate, 50.0},
 		{"rate /b", s.Endpoints[1].Rate, 50.0},
 		{"arrivals", s.Load.Arrivals, "constant"},

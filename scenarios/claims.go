@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/bulkheadlab/bulkhead/claim"
+	"github.com/bulkheadlab/bulkhead/faults"
 	"gopkg.in/yaml.v3"
 )
 
@@ -250,7 +251,7 @@ func (s *Scenario) checkRoles(p *problems) {
 	}
 	ep("affected", r.Affected, true)
 	ep("unaffected", r.Unaffected, false)
-	phase := func(key, name string, want func(Fault) bool, what string) {
+	phase := func(key, name string, want func(faults.Fault) bool, what string) {
 		if name == "" {
 			return
 		}
@@ -269,11 +270,13 @@ func (s *Scenario) checkRoles(p *problems) {
 			p.add(join("roles", "baseline"), "phase %q has faults; a baseline has none", r.Baseline)
 		}
 	}
-	onDep := func(types ...string) func(Fault) bool {
-		return func(f Fault) bool { return f.Dependency == r.FaultDependency && slices.Contains(types, f.Type) }
+	latency := func(f faults.Fault) bool {
+		_, ok := f.Params.(*faults.Latency)
+		return f.Dependency == r.FaultDependency && ok
 	}
-	phase("latency_phase", r.LatencyPhase, onDep(FaultLatency), "latency fault on "+r.FaultDependency)
-	phase("error_phase", r.ErrorPhase, onDep("reset", "down", "http-error"), "fast-error fault (reset, down, http-error) on "+r.FaultDependency)
+	fast := func(f faults.Fault) bool { return f.Dependency == r.FaultDependency && f.Symptom().FastError }
+	phase("latency_phase", r.LatencyPhase, latency, "latency fault on "+r.FaultDependency)
+	phase("error_phase", r.ErrorPhase, fast, "fault on "+r.FaultDependency+" that fails calls at once (reset, down, an error status)")
 	for i, name := range r.NormalLoad {
 		phase(index(join("roles", "normal_load"), i), name, nil, "")
 	}

@@ -37,6 +37,6 @@ func ExampleOpen() {
 	fmt.Println(s.Path, s.Duration(), s.Phases[3].Faults[0].Params.(*faults.Latency).Latency)
 	fmt.Println(s.Resolved["phases[3].faults[0].latency"])
 	// Output:
-	// builtin:hypothesis 1m5s 450ms
+	// builtin:hypothesis 48s 450ms
 	// 0.9x timeout = 450ms (timeout 500ms)
 }

@@ -17,7 +17,8 @@ import (
 func (s *Scenario) ServiceConfig(c Configuration, depURLs map[string]string) (service.Config, error) {
 	one := *s
 	one.Configurations = []Configuration{c}
-	one.Claims = nil // claims name the other configurations too; they are the report's business
+	one.Claims = nil                           // claims name the other configurations too; they are the report's business
+	one.Roles.Shared, one.Roles.Split = "", "" // so do the roles
 	if err := one.Validate(); err != nil {
 		return service.Config{}, fmt.Errorf("configuration %q: %w", c.Name, err)
 	}

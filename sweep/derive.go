@@ -28,12 +28,12 @@ const (
 
 // Roles are the parts of the base scenario a sweep varies and reads.
 type Roles struct {
-	// Shared and Split name the base's shared-mode and split-mode configurations.
+	// Shared and Split name the base's shared-mode and split-mode configurations (its roles).
 	Shared string `json:"shared"`
 	Split  string `json:"split"`
-	// FaultDependency is the dependency of the base's first latency fault.
+	// FaultDependency is the dependency the base declares its faults hit (roles.fault_dependency).
 	FaultDependency string `json:"fault_dependency"`
-	// Affected is the first endpoint calling FaultDependency; Unaffected the first that does not.
+	// Affected calls FaultDependency, Unaffected does not (roles.affected, roles.unaffected).
 	Affected   string `json:"affected"`
 	Unaffected string `json:"unaffected"`
 	// BaseSize is the size of the base's shared pool: pools are scaled by P / BaseSize.
@@ -44,54 +44,70 @@ type Roles struct {
 	Jitter time.Duration `json:"jitter_ns,omitempty"`
 }
 
-// FindRoles finds the roles in base. It fails, wrapping ErrBase, when base has no shared-mode
-// configuration with one pool, no split-mode configuration, no latency fault, or no endpoint on
-// either side of the fault.
+// FindRoles reads the roles base declares in its roles: block (shared, split, fault_dependency,
+// affected, unaffected, latency_phase); nothing is guessed from modes or faults. The shared
+// configuration must have one pool (its size is P), and the latency phase's latency fault on the
+// fault dependency gives the jitter every cell keeps. It fails, wrapping ErrBase, naming every
+// role that is missing or does not fit.
 func FindRoles(base *scenarios.Scenario) (Roles, error) {
-	r := Roles{Timeout: base.Timeout}
-	for _, c := range base.Configurations {
-		switch {
-		case c.Mode == string(service.ModeShared) && r.Shared == "" && len(c.Pools) == 1:
-			r.Shared, r.BaseSize = c.Name, c.Pools[0].Size
-		case c.Mode == string(service.ModeSplit) && r.Split == "":
-			r.Split = c.Name
-		}
-	}
-	for _, ph := range base.Phases {
-		for _, f := range ph.Faults {
-			if l, ok := f.Params.(*faults.Latency); ok && r.FaultDependency == "" {
-				r.FaultDependency, r.Jitter = f.Dependency, l.Jitter
-			}
-		}
-	}
-	for _, e := range base.Endpoints {
-		switch {
-		case r.FaultDependency == "":
-		case slices.Contains(e.Calls, r.FaultDependency):
-			if r.Affected == "" {
-				r.Affected = e.Path
-			}
-		case r.Unaffected == "":
-			r.Unaffected = e.Path
-		}
-	}
+	d := base.Roles
+	r := Roles{Shared: d.Shared, Split: d.Split, FaultDependency: d.FaultDependency, Affected: d.Affected,
+		Unaffected: d.Unaffected, Timeout: base.Timeout}
 	var miss []string
-	if r.Shared == "" || r.BaseSize < 1 {
-		miss = append(miss, "a configuration of mode shared with one pool")
-	}
-	if r.Split == "" {
-		miss = append(miss, "a configuration of mode split")
-	}
-	if r.FaultDependency == "" {
-		miss = append(miss, "a latency fault (it names the dependency the sweep slows down)")
-	} else {
-		if r.Affected == "" {
-			miss = append(miss, fmt.Sprintf("an endpoint calling %s", r.FaultDependency))
+	byName := func(name string) *scenarios.Configuration {
+		for i := range base.Configurations {
+			if base.Configurations[i].Name == name {
+				return &base.Configurations[i]
+			}
 		}
-		if r.Unaffected == "" {
-			miss = append(miss, fmt.Sprintf("an endpoint not calling %s", r.FaultDependency))
+		return nil
+	}
+	switch c := byName(d.Shared); {
+	case d.Shared == "":
+		miss = append(miss, "roles.shared (a configuration of mode shared with one pool)")
+	case c == nil || c.Mode != string(service.ModeShared) || len(c.Pools) != 1:
+		miss = append(miss, fmt.Sprintf("roles.shared %q to be a configuration of mode shared with one pool", d.Shared))
+	default:
+		r.BaseSize = c.Pools[0].Size
+	}
+	switch c := byName(d.Split); {
+	case d.Split == "":
+		miss = append(miss, "roles.split (a configuration of mode split)")
+	case c == nil || c.Mode != string(service.ModeSplit):
+		miss = append(miss, fmt.Sprintf("roles.split %q to be a configuration of mode split", d.Split))
+	}
+	if d.FaultDependency == "" {
+		miss = append(miss, "roles.fault_dependency (the dependency the sweep slows down)")
+	}
+	found := false
+	for _, ph := range base.Phases {
+		if ph.Name != d.LatencyPhase {
+			continue
+		}
+		for _, f := range ph.Faults {
+			if l, ok := f.Params.(*faults.Latency); ok && f.Dependency == d.FaultDependency && !found {
+				r.Jitter, found = l.Jitter, true
+			}
 		}
 	}
+	if !found {
+		miss = append(miss, fmt.Sprintf("roles.latency_phase naming a phase with a latency fault on %q", d.FaultDependency))
+	}
+	endpoint := func(key, path string, calls bool) {
+		i := slices.IndexFunc(base.Endpoints, func(e scenarios.Endpoint) bool { return e.Path == path })
+		switch {
+		case path == "":
+			miss = append(miss, "roles."+key)
+		case i < 0 || slices.Contains(base.Endpoints[i].Calls, d.FaultDependency) != calls:
+			verb := "calling"
+			if !calls {
+				verb = "not calling"
+			}
+			miss = append(miss, fmt.Sprintf("roles.%s %q to be an endpoint %s %s", key, path, verb, d.FaultDependency))
+		}
+	}
+	endpoint("affected", d.Affected, true)
+	endpoint("unaffected", d.Unaffected, false)
 	if len(miss) > 0 {
 		return r, fmt.Errorf("%w: %s needs %s", ErrBase, base.Name, strings.Join(miss, ", "))
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bulkheadlab/bulkhead/claim"
 	"github.com/bulkheadlab/bulkhead/faults"
 	"github.com/bulkheadlab/bulkhead/loadgen"
 	"github.com/bulkheadlab/bulkhead/rundir"
@@ -41,9 +42,11 @@ func TestFindRoles(t *testing.T) {
 		change func(*scenarios.Scenario)
 		want   string
 	}{
-		{"no split configuration", func(s *scenarios.Scenario) { s.Configurations = s.Configurations[:1] }, "mode split"},
+		{"no split configuration", func(s *scenarios.Scenario) { s.Configurations = s.Configurations[:1] }, `roles.split "split" to be a configuration of mode split`},
 		{"no latency fault", func(s *scenarios.Scenario) { s.Phases = s.Phases[:1] }, "latency fault"},
-		{"no unaffected endpoint", func(s *scenarios.Scenario) { s.Endpoints = s.Endpoints[:1] }, "not calling A"},
+		{"no unaffected endpoint", func(s *scenarios.Scenario) { s.Endpoints = s.Endpoints[:1] }, `roles.unaffected "/b" to be an endpoint not calling A`},
+		{"no roles declared: nothing is guessed", func(s *scenarios.Scenario) { s.Roles = claim.Roles{} }, "roles.shared"},
+		{"roles that swap the endpoints", func(s *scenarios.Scenario) { s.Roles.Affected, s.Roles.Unaffected = "/b", "/a" }, `roles.affected "/b" to be an endpoint calling A`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
