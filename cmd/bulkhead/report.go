@@ -17,6 +17,7 @@ import (
 
 func newReportCmd() *cobra.Command {
 	var opts report.GenerateOptions
+	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "report <run-dir | sweep-dir>",
 		Short: "Regenerate summary.json, report.md and plots of a run (or sweep.md of a sweep) from its files",
@@ -25,7 +26,11 @@ report.md and plots/ into it. Raw files are never modified, so a report can be r
 time, on another machine.
 
 Given a sweep folder (one holding sweep.json), regenerate sweep.md and the heatmaps from sweep.json
-instead, with the verdicts recomputed (the same as bulkhead sweep --report).`,
+instead, with the verdicts recomputed (the same as bulkhead sweep --report).
+
+Exit codes, as bulkhead run: 0 the run is valid and every claim holds; 99 a claim does not hold,
+is inconclusive or not measurable; 3 the run is invalid; 2 not a run folder or bad usage; 1 any
+other error. With --json, stdout carries only summary.json's verdict block.`,
 		Example: `  bulkhead report results/20261130T090000Z-hypothesis
   bulkhead report results/20261130T090000Z-hypothesis --member-stats
   bulkhead report results/20261130T090000Z-sweep-hypothesis`,
@@ -36,13 +41,23 @@ instead, with the verdicts recomputed (the same as bulkhead sweep --report).`,
 			}
 			sum, err := report.GenerateWith(args[0], opts)
 			if err != nil {
-				return err
+				return reportError(err)
 			}
-			fmt.Fprint(cmd.OutOrStdout(), sum.Verdicts())
-			fmt.Fprintf(cmd.OutOrStdout(), "report: %s\n", filepath.Join(args[0], rundir.ReportFile))
-			return nil
+			out := cmd.OutOrStdout()
+			if asJSON {
+				out = cmd.ErrOrStderr()
+			}
+			fmt.Fprint(out, sum.Verdicts())
+			fmt.Fprintf(out, "report: %s\n", filepath.Join(args[0], rundir.ReportFile))
+			if asJSON {
+				if err := printJSON(cmd.OutOrStdout(), sum.Verdict); err != nil {
+					return err
+				}
+			}
+			return verdictError(sum)
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print summary.json's verdict block as JSON on stdout; the verdict lines go to stderr")
 	cmd.Flags().BoolVar(&opts.MemberStats, "member-stats", false,
 		"keep every grouped endpoint's own statistics in summary.json (runs of more than 8 endpoints; large)")
 	return cmd

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,9 +14,9 @@ import (
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
-// execute runs the CLI with args and returns the process exit code. The first SIGINT/SIGTERM
-// cancels the command's context (a run then stops its load, flushes and closes every file);
-// the second exits at once.
+// execute runs the CLI with args and returns the process exit code (see exit.go). The first
+// SIGINT/SIGTERM cancels the command's context (a run then stops its load, flushes and closes
+// every file); the second exits at once.
 func execute(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -28,18 +27,23 @@ func execute(args []string) int {
 		signal.Notify(again, os.Interrupt, syscall.SIGTERM)
 		<-again
 		fmt.Fprintln(os.Stderr, "bulkhead: second interrupt, exiting at once")
-		os.Exit(130)
+		os.Exit(ExitInterrupted)
 	}()
-	root := newRootCmd(os.Stdout, os.Stderr)
+	return runCLI(ctx, args, os.Stdout, os.Stderr)
+}
+
+// runCLI runs the CLI with args, printing to out and errOut, and returns the exit code. It
+// blocks until the command ends.
+func runCLI(ctx context.Context, args []string, out, errOut io.Writer) int {
+	root := newRootCmd(out, errOut)
+	reached := false
+	root.PersistentPreRun = func(*cobra.Command, []string) { reached = true }
 	root.SetArgs(args)
-	if err := root.ExecuteContext(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, "bulkhead:", err)
-		if errors.Is(ctx.Err(), context.Canceled) {
-			return 130
-		}
-		return 1
+	err := root.ExecuteContext(ctx)
+	if err != nil {
+		fmt.Fprintln(errOut, "bulkhead:", err)
 	}
-	return 0
+	return exitCode(ctx, err, reached)
 }
 
 func newRootCmd(out, errOut io.Writer) *cobra.Command {

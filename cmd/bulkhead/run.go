@@ -30,6 +30,7 @@ type runOptions struct {
 	Plain       bool
 	LagLimit    time.Duration
 	Parallel    int
+	JSON        bool
 }
 
 func newRunCmd(runF func(*cobra.Command, *runOptions) error) *cobra.Command {
@@ -43,7 +44,11 @@ For each configuration it starts fresh fake dependencies, an embedded Toxiproxy 
 each, the service, and one open-model attack per endpoint; faults switch at the phase offsets.
 Results go to a new folder results/<timestamp>-<scenario>/ that is never reused. The first Ctrl-C
 stops the load, removes the faults, closes every file and leaves a run marked partial; the
-second exits at once.`,
+second exits at once.
+
+Exit codes: 0 the run is valid and every claim holds; 99 a claim does not hold, is inconclusive or
+not measurable; 3 the run is invalid; 2 bad scenario or usage; 130 interrupted; 1 any other error.
+With --json, stdout carries only summary.json's verdict block (progress goes to stderr).`,
 		Example: `  bulkhead run hypothesis
   bulkhead run scenarios/hypothesis.yaml --rate 40/s --scale 0.5
   bulkhead run hypothesis --only shared --out /tmp/results
@@ -67,6 +72,7 @@ second exits at once.`,
 	f.BoolVar(&o.NoReport, "no-report", false, "write raw results only; run 'bulkhead report' later")
 	f.BoolVar(&o.Plain, "plain", false, "print plain progress lines even on a terminal")
 	f.IntVar(&o.Parallel, "parallel", 0, "how many configuration runs (configurations x repetitions) run at once, each with its own service, Toxiproxy and load (default: as many as the cores hold at the scenario's rate; 1: one after another)")
+	f.BoolVar(&o.JSON, "json", false, "print summary.json's verdict block (or, with --no-report, the run folder) as JSON on stdout; progress goes to stderr")
 	f.DurationVar(&o.LagLimit, "lag-limit", 0, "send-lag p99 above which a configuration's run is marked invalid (default: the scenario's load.lag_limit, else 1ms; recorded in the manifest)")
 	return cmd
 }
@@ -74,24 +80,27 @@ second exits at once.`,
 func runRun(cmd *cobra.Command, o *runOptions) error {
 	sc, err := scenarios.Open(o.Scenario)
 	if err != nil {
-		return err
+		return usageError(err)
 	}
 	ov, err := overridesOf(cmd, o)
 	if err != nil {
-		return err
+		return usageError(err)
 	}
 	dropped, err := sc.Override(ov)
 	if err != nil {
-		return flagError(err)
+		return usageError(flagError(err))
 	}
 	out := cmd.OutOrStdout()
+	if o.JSON {
+		out = cmd.ErrOrStderr() // stdout carries the JSON alone
+	}
 	if len(dropped) > 0 {
 		fmt.Fprintf(out, "--only: leaving out %d claim(s) about configurations that will not run\n", len(dropped))
 	}
 	if cmd.Flags().Changed("parallel") && o.Parallel <= 0 {
-		return fmt.Errorf("--parallel: must be > 0, got %d", o.Parallel)
+		return usageError(fmt.Errorf("--parallel: must be > 0, got %d", o.Parallel))
 	}
-	live := !o.Plain && isTerminal(out)
+	live := !o.Plain && !o.JSON && isTerminal(out)
 	fmt.Fprintf(out, "scenario %s (%s): %d configuration(s) x %d repetition(s), time line %s each\n",
 		sc.Name, sc.Path, len(sc.Configurations), max(sc.Repetitions, 1), sc.Duration())
 	var recorded any
@@ -126,6 +135,14 @@ func runRun(cmd *cobra.Command, o *runOptions) error {
 	}
 	if o.NoReport {
 		fmt.Fprintf(out, "raw results in %s (report with: bulkhead report %s)\n", res.Dir, res.Dir)
+		if o.JSON {
+			if jerr := printJSON(cmd.OutOrStdout(), map[string]any{"run_dir": res.Dir, "valid": res.Valid, "invalid": res.Invalid}); jerr != nil {
+				return jerr
+			}
+		}
+		if err == nil && !res.Valid {
+			return withCode(ExitInvalid, fmt.Errorf("the run is invalid (exit %d)", ExitInvalid))
+		}
 		return err
 	}
 	sum, rerr := report.Generate(res.Dir)
@@ -134,7 +151,15 @@ func runRun(cmd *cobra.Command, o *runOptions) error {
 	}
 	fmt.Fprint(out, sum.Verdicts())
 	fmt.Fprintf(out, "report: %s\n", filepath.Join(res.Dir, rundir.ReportFile))
-	return err
+	if o.JSON {
+		if jerr := printJSON(cmd.OutOrStdout(), sum.Verdict); jerr != nil {
+			return jerr
+		}
+	}
+	if err != nil {
+		return err // interrupted: exit 130 whatever the claims say
+	}
+	return verdictError(sum)
 }
 
 // overridesOf collects the override flags that were set; scenarios.Scenario.Override applies

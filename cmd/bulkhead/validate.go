@@ -31,7 +31,7 @@ file, line and field; the exit status is non-zero if any file has one.`,
 					a, sc.Name, len(sc.Configurations), len(sc.Phases), sc.Duration())
 			}
 			if len(errs) > 0 {
-				return fmt.Errorf("%d of %d scenario(s) invalid:\n%w", len(errs), len(args), errors.Join(errs...))
+				return usageError(fmt.Errorf("%d of %d scenario(s) invalid:\n%w", len(errs), len(args), errors.Join(errs...)))
 			}
 			return nil
 		},
