@@ -193,3 +193,36 @@ type Roles struct {
 	// normal_load (the cost of isolation) may measure.
 	NormalLoad []string `yaml:"normal_load,omitempty" json:"normal_load,omitempty"`
 }
+
+// Configurations returns every configuration the claim names: in its measure and than, their
+// minus: and over:, and in its preconditions (with repeats). A runner that leaves out
+// configurations must leave out the claims naming any of them.
+func (c Claim) Configurations() []string {
+	var out []string
+	add := func(m *Measure) {
+		if m == nil {
+			return
+		}
+		out = append(out, m.Configuration)
+		if o := m.Other(); o != nil {
+			out = append(out, o.Configuration)
+		}
+	}
+	for _, q := range append([]Condition{c.Condition}, c.Require...) {
+		add(&q.Measure)
+		add(q.Than)
+	}
+	return out
+}
+
+// Keep returns the roles with Shared and Split blanked when kept says their configuration will
+// not run.
+func (r Roles) Keep(kept func(configuration string) bool) Roles {
+	if r.Shared != "" && !kept(r.Shared) {
+		r.Shared = ""
+	}
+	if r.Split != "" && !kept(r.Split) {
+		r.Split = ""
+	}
+	return r
+}

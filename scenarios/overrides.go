@@ -94,8 +94,8 @@ func (o Overrides) check(s *Scenario) error {
 	return nil
 }
 
-// keepOnly keeps the named configurations and the claims that only name kept ones, and returns
-// the claims it dropped.
+// keepOnly keeps the named configurations, the claims that only name kept ones and the roles
+// that do, and returns the claims it dropped.
 func (s *Scenario) keepOnly(names []string) (dropped []claim.Claim) {
 	var keep []Configuration
 	for _, c := range s.Configurations {
@@ -107,13 +107,17 @@ func (s *Scenario) keepOnly(names []string) (dropped []claim.Claim) {
 	kept := func(name string) bool { return slices.Contains(names, name) }
 	var claims []claim.Claim
 	for _, c := range s.Claims {
-		if kept(c.Measure.Configuration) && (c.Than == nil || kept(c.Than.Configuration)) {
+		// Every configuration the claim names: its measure, than, their minus:/over:, and its
+		// preconditions.
+		if !slices.ContainsFunc(c.Configurations(), func(n string) bool { return !kept(n) }) {
 			claims = append(claims, c)
 		} else {
 			dropped = append(dropped, c)
 		}
 	}
 	s.Claims = claims
+	// Roles naming a configuration that will not run are left out the same way.
+	s.Roles = s.Roles.Keep(kept)
 	return dropped
 }
 
