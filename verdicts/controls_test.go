@@ -65,7 +65,7 @@ var controls = []control{
 			s.Dependencies[1].Latency = 200 * time.Millisecond
 			s.Configurations[1].Pools[1].Size = 2
 		},
-		targets: []string{"P2-b-served", "P2-b-fast"},
+		targets: []string{"P2-b-served", "P2-b-fast", "P2-b-p90"},
 	},
 	{
 		name: "a stall where fast errors should be", expected: "P4 does not hold or is inconclusive: the errors phase stalls as the latency phase does",
