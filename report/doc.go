@@ -1,6 +1,6 @@
 // Package report turns a run folder (see package rundir) into what users come for: exact
 // statistics per configuration, phase and endpoint, the resource that ran out, verdicts on the
-// seed's predictions, a summary.json other tools can read, a report.md readable on its own, and
+// scenario's claims, a summary.json other tools can read, a report.md readable on its own, and
 // plots.
 //
 // The report reads files only: run.json, each configuration's manifest.json, raw/<endpoint>.json
@@ -20,7 +20,8 @@
 // Throughput is successes per second of phase (or bucket) time, counted by send offset.
 //
 // With repetitions (folders <config>-r<rep>) each figure also gets a mean and a 95% confidence
-// interval (Student's t, n-1 degrees of freedom) across the repetitions of one configuration.
+// interval (Student's t, n-1 degrees of freedom) across the repetitions of one configuration,
+// and its spread: the smallest, median and largest value of a repetition.
 //
 // # Timeline and plots
 //
@@ -57,19 +58,16 @@
 //
 // # Verdicts
 //
-// Roles are found from the data, not from names: the shared configuration has Mode shared, the
-// split one Mode split; the latency-fault phase is the first phase with a latency or timeout
-// fault of at least 0.8 x the client timeout on some dependency D; endpoints that call D are
-// affected, the others unaffected; the baseline is the first phase without faults; the
-// error-fault phase has a reset, down or http-error fault on D. Every threshold used is written
-// into summary.json and report.md. A run with any invalid manifest gets no verdicts.
-//
-// # Claims
-//
-// A scenario may state its seed's claims as data (a `claims:` block, see claim.Claim). The
-// report reads them from the run's scenario.yaml and judges each one: the measured figure (an
-// endpoint's statistics in a configuration x phase, or a resource's samples, optionally up to the
-// first saturation of another resource) compared with a number or with another figure. A claim
-// whose figures cannot be computed is "not measurable" with the reason; on an invalid run every
-// claim is listed with its numbers but without a verdict, as P1-P4 are withheld.
+// A scenario states its seed's claims as data (a `claims:` block, see claim.Claim), recorded by
+// the runner as claims.json; the roles they rest on are declared (roles.json), never guessed. One
+// engine judges every claim (verdict.go, verdict_judge.go): each figure an endpoint's statistics
+// in a configuration x phase, a resource's samples (optionally up to the first saturation of
+// another resource), or a difference or ratio of two such figures, with a 95% interval from a
+// seeded block bootstrap over the phase's 1 s blocks and the repetitions (MethodText states the
+// method in every report). A claim holds when the whole interval of left - right satisfies it,
+// does not hold when the whole interval violates it, is inconclusive otherwise, and is not
+// measurable when a figure cannot be computed or one of its preconditions (require:) does not
+// hold. On an invalid run every claim is listed with its numbers but without a verdict.
+// summary.json's "verdict" block holds the outcome (pass, fail, invalid) that the CLI turns into
+// its exit code.
 package report

@@ -53,7 +53,7 @@ func newRootCmd(out, errOut io.Writer) *cobra.Command {
 		Long: `bulkhead runs a sample HTTP service whose endpoints call dependencies through one shared
 pool or through per-dependency bulkheads, puts Toxiproxy in front of the dependencies, drives
 every endpoint at a fixed open-model rate, and reports what happened, which resource ran out
-and whether the hypothesis' predictions held.`,
+and whether the scenario's claims held, each with a 95% interval (exit code 0 only when all do).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       version,
