@@ -1,8 +1,12 @@
 package report
 
 import (
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -294,5 +298,39 @@ func TestLagOf(t *testing.T) {
 				t.Errorf("lagOf(%q, %v) = %d µs, want %d", tt.sched, tt.sent, got, tt.want)
 			}
 		})
+
+// Three repetitions whose /a answers in 20, 30 and 40 ms: the aggregate gives the spread
+// (min / median / max), report.md shows it, and a claim's interval resamples the repetitions:
+// "p90 < 35 ms" is inconclusive although the mean is 30, where one repetition at 30 ms would hold.
+func TestRepetitionsSpreadAndBootstrap(t *testing.T) {
+	w := hypothesis()
+	base := w.cfgs[0]
+	w.cfgs = nil
+	for i, lat := range []time.Duration{20 * ms_, 30 * ms_, 40 * ms_} {
+		c := base
+		c.name, c.config, c.rep = fmt.Sprintf("shared-r%d", i+1), "shared", i+1
+		c.profiles = map[string]map[string]prof{"baseline": {"/a": {lat: lat}, "/b": {lat: lat}}}
+		w.cfgs = append(w.cfgs, c)
+	}
+	dir := w.write(t, t.TempDir())
+	writeClaims(t, dir, claimsScenario+claimYAML("p90", "{metric: p90_ms, configuration: shared, phase: baseline, endpoint: /a}", "    op: \"<\"\n    value: 35\n"))
+	s, err := generate(dir, DefaultBucket, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := s.Aggregates[0].Phases[0].Endpoints["/a"]["p90_ms"]
+	if f.Min != 20 || f.Median != 30 || f.Max != 40 {
+		t.Errorf("spread = %v / %v / %v, want 20 / 30 / 40", f.Min, f.Median, f.Max)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, rundir.ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), "(20.0 / 30.0 / 40.0)") {
+		t.Errorf("report.md does not show the spread of the p90 across repetitions")
+	}
+	c := s.Verdict.Claims[0]
+	if c.Verdict != VerdictInconclusive || c.Left.Value != 30 || c.Left.Lo == nil || *c.Left.Lo >= 30 || *c.Left.Hi <= 35 {
+		t.Errorf("claim over three repetitions = %s %+v, want inconclusive with an interval from below 30 to above 35", c.Verdict, c.Left)
 	}
 }
