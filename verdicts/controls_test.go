@@ -94,6 +94,14 @@ var controls = []control{
 		targets: []string{"P3-cost"},
 	},
 	{
+		name: "the busy phase weakened to +10 ms", expected: "P3 does not hold or is inconclusive: both layouts serve /a in full, so isolation costs nothing",
+		configurations: []string{"shared", "split"}, phases: map[string]time.Duration{"busy": short},
+		change: func(s *scenarios.Scenario) {
+			s.Phases[phaseIndex(s, "busy")].Faults[0].Latency = 10 * time.Millisecond
+		},
+		targets: []string{"P3-cost"},
+	},
+	{
 		name: "three endpoints with Poisson arrivals", expected: "P1 and P4 not measurable or inconclusive: at 10/s each nothing starves, and Poisson noise must not decide",
 		configurations: []string{"shared", "split"}, phases: map[string]time.Duration{"baseline": long, "latency": long, "errors": long},
 		change: func(s *scenarios.Scenario) {
