@@ -10,6 +10,7 @@ import (
 
 	"github.com/bulkheadlab/bulkhead/claim"
 	"github.com/bulkheadlab/bulkhead/experiment"
+	"github.com/bulkheadlab/bulkhead/faults"
 	"github.com/bulkheadlab/bulkhead/report"
 	"github.com/bulkheadlab/bulkhead/scenarios"
 )
@@ -48,7 +49,7 @@ var controls = []control{
 		name: "weak fault", expected: "P1 not measurable (the fault does not hurt /a); P2's rejections not measurable (none)",
 		configurations: []string{"shared", "split"}, phases: map[string]time.Duration{"baseline": long, "latency": long},
 		change: func(s *scenarios.Scenario) {
-			s.Phases[phaseIndex(s, "latency")].Faults[0].Latency = 20 * time.Millisecond
+			s.Phases[phaseIndex(s, "latency")].Faults[0] = faults.New("A", &faults.Latency{Latency: 20 * time.Millisecond})
 		},
 		targets: []string{"P1-error-level", "P1-p99-level", "P1-within-5-timeouts", "P2-a-rejected", "P2-a-rejected-fast"},
 	},
@@ -71,8 +72,7 @@ var controls = []control{
 		name: "a stall where fast errors should be", expected: "P4 does not hold or is inconclusive: the errors phase stalls as the latency phase does",
 		configurations: []string{"shared", "split"}, phases: map[string]time.Duration{"latency": long, "errors": long},
 		change: func(s *scenarios.Scenario) {
-			e := &s.Phases[phaseIndex(s, "errors")].Faults[0]
-			e.Type, e.Latency = scenarios.FaultLatency, 450*time.Millisecond
+			s.Phases[phaseIndex(s, "errors")].Faults[0] = faults.New("A", &faults.Latency{Latency: 450 * time.Millisecond})
 		},
 		targets: []string{"P4-success-gap", "P4-p99-gap"},
 	},
@@ -89,7 +89,7 @@ var controls = []control{
 		name: "a second stall where normal load should be", expected: "P3 not measurable: the busy phase is a stall, not normal load",
 		configurations: []string{"shared", "split"}, phases: map[string]time.Duration{"busy": short},
 		change: func(s *scenarios.Scenario) {
-			s.Phases[phaseIndex(s, "busy")].Faults[0].Latency = 450 * time.Millisecond
+			s.Phases[phaseIndex(s, "busy")].Faults[0] = faults.New("A", &faults.Latency{Latency: 450 * time.Millisecond})
 		},
 		targets: []string{"P3-cost"},
 	},
@@ -97,7 +97,7 @@ var controls = []control{
 		name: "the busy phase weakened to +10 ms", expected: "P3 does not hold or is inconclusive: both layouts serve /a in full, so isolation costs nothing",
 		configurations: []string{"shared", "split"}, phases: map[string]time.Duration{"busy": short},
 		change: func(s *scenarios.Scenario) {
-			s.Phases[phaseIndex(s, "busy")].Faults[0].Latency = 10 * time.Millisecond
+			s.Phases[phaseIndex(s, "busy")].Faults[0] = faults.New("A", &faults.Latency{Latency: 10 * time.Millisecond})
 		},
 		targets: []string{"P3-cost"},
 	},
