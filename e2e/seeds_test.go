@@ -235,11 +235,11 @@ func TestWebhooksScaledDown(t *testing.T) {
 		}
 		if d := claim(t, s, "capped-drained").Left; d == nil {
 			t.Errorf("the backlog never drained, want it empty within the run")
-		} else if *d >= 7 {
-			t.Errorf("drained %.2f s after the burst began, want within the run (7 s)", *d)
+		} else if d.Value >= 7 {
+			t.Errorf("drained %.2f s after the burst began, want within the run (7 s)", d.Value)
 		}
 		for _, id := range []string{"capped-none-given-up", "shared-none-given-up"} {
-			if g := claim(t, s, id).Left; g == nil || *g != 0 {
+			if g := claim(t, s, id).Left; g == nil || g.Value != 0 {
 				t.Errorf("%s: %v given up, want 0", id, g)
 			}
 		}

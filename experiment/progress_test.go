@@ -46,13 +46,13 @@ func TestProgressLines(t *testing.T) {
 	}{
 		{"one configuration running: one line for it and one for its endpoints",
 			[]slotView{{index: 0, plan: shared, elapsed: 29 * time.Second, eps: endpoints(2)}},
-			"configuration 1/2 shared · phase latency 29.0/65.0 s · run 0:29 of 2:10", 2},
+			"configuration 1/2 shared · phase latency 29.0/48.0 s · run 0:29 of 2:10", 2},
 		{"two at once: a summary line first",
 			[]slotView{{index: 0, plan: shared, elapsed: 29 * time.Second, eps: endpoints(3)}, {index: 1, plan: split, elapsed: 3 * time.Second, eps: endpoints(3)}},
 			"run 0:29 of 2:10 · 2 running, 0 of 2 configurations done", 5},
 		{"500 endpoints still fit",
 			[]slotView{{index: 1, plan: shared, elapsed: 70 * time.Second, eps: endpoints(500)}},
-			"configuration 2/2 shared · phase end 65.0/65.0 s · run 0:29 of 2:10", 2},
+			"configuration 2/2 shared · phase end 48.0/48.0 s · run 0:29 of 2:10", 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

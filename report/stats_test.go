@@ -298,6 +298,8 @@ func TestLagOf(t *testing.T) {
 				t.Errorf("lagOf(%q, %v) = %d µs, want %d", tt.sched, tt.sent, got, tt.want)
 			}
 		})
+	}
+}
 
 // Three repetitions whose /a answers in 20, 30 and 40 ms: the aggregate gives the spread
 // (min / median / max), report.md shows it, and a claim's interval resamples the repetitions:

@@ -21,13 +21,13 @@ func TestOverride(t *testing.T) {
 	}{
 		{name: "nothing to change", scen: "hypothesis", o: Overrides{},
 			check: func(t *testing.T, s *Scenario) {
-				if s.Duration() != 65*time.Second {
+				if s.Duration() != 48*time.Second {
 					t.Errorf("duration %v", s.Duration())
 				}
 			}},
 		{name: "scale shortens every phase", scen: "hypothesis", o: Overrides{Scale: 0.3},
 			check: func(t *testing.T, s *Scenario) {
-				if s.Duration() != 19500*time.Millisecond || s.Phases[0].Duration != 3*time.Second {
+				if s.Duration() != 14400*time.Millisecond || s.Phases[0].Duration != 2400*time.Millisecond {
 					t.Errorf("duration %v, first phase %v", s.Duration(), s.Phases[0].Duration)
 				}
 			}},
