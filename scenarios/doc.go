@@ -18,7 +18,7 @@
 //	  arrivals: constant          # or poisson; default constant
 //	  timeout: 2s                 # the load generator's own; default 4x timeout; > timeout
 //	configurations:
-//	  - {name: shared, mode: shared, size: 10, pools: default}   # see service.DefaultPools
+//	  - {name: shared, mode: shared, size: 10, pools: default}   # see DefaultPools
 //	  - name: split               # mode inferred: none / shared / split
 //	    pools:
 //	      - {name: A, kind: semaphore, size: 5, queue: 0, max_wait: 0s, dependencies: [A]}

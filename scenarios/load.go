@@ -17,6 +17,7 @@ import (
 	"github.com/bulkheadlab/bulkhead/claim"
 	"github.com/bulkheadlab/bulkhead/faults"
 	"github.com/bulkheadlab/bulkhead/loadgen"
+	"github.com/bulkheadlab/bulkhead/service"
 )
 
 // Load reads, decodes, completes and validates the scenario file at path. It blocks on reading
@@ -270,10 +271,13 @@ func (d *decoder) scalar(n *yaml.Node, path, want string) (string, bool) {
 	return n.Value, true
 }
 
-func (d *decoder) str(dst *string) func(*yaml.Node, string) {
+func (d *decoder) str(dst *string) func(*yaml.Node, string) { return strOf(d, dst) }
+
+// strOf decodes a string into any string type (service.PoolKind, service.Deadline).
+func strOf[T ~string](d *decoder, dst *T) func(*yaml.Node, string) {
 	return func(n *yaml.Node, path string) {
 		if v, ok := d.scalar(n, path, "a string"); ok {
-			*dst = v
+			*dst = T(v)
 		}
 	}
 }
@@ -510,7 +514,7 @@ func (d *decoder) dependency(n *yaml.Node, path string, dep *Dependency) {
 		{name: "latency", decode: d.duration(&dep.Latency, true)},
 		{name: "jitter", decode: d.duration(&dep.Jitter, true)},
 		{name: "breaker", decode: func(n *yaml.Node, path string) {
-			b := &Breaker{}
+			b := &service.BreakerConfig{}
 			if isNull(deref(n)) {
 				d.add(path, "expected a mapping (use {} for all defaults)")
 				return
@@ -532,7 +536,7 @@ func (d *decoder) endpoint(n *yaml.Node, path string, e *Endpoint) {
 	d.mapping(n, path, []field{
 		{name: "path", required: true, decode: d.str(&e.Path)},
 		{name: "calls", required: true, decode: d.strList(&e.Calls)},
-		{name: "deadline", decode: d.str(&e.Deadline)},
+		{name: "deadline", decode: strOf(d, &e.Deadline)},
 		{name: "rate", decode: d.rate(&e.Rate)},
 		{name: "inbound", decode: func(n *yaml.Node, path string) { d.inbound(n, path, e) }},
 	})
@@ -575,9 +579,9 @@ func (d *decoder) configuration(n *yaml.Node, path string, i int, c *Configurati
 func (d *decoder) pool(n *yaml.Node, path string, p *Pool) {
 	d.mapping(n, path, []field{
 		{name: "name", required: true, decode: d.str(&p.Name)},
-		{name: "kind", decode: d.str(&p.Kind)},
+		{name: "kind", decode: strOf(d, &p.Kind)},
 		{name: "size", required: true, decode: d.intField(&p.Size)},
-		{name: "queue", decode: d.intField(&p.Queue)},
+		{name: "queue", decode: d.intField(&p.QueueCapacity)},
 		{name: "max_wait", decode: d.duration(&p.MaxWait, true)},
 		{name: "dependencies", required: true, decode: d.strList(&p.Dependencies)},
 		{name: "inbound", decode: d.strList(&p.Inbound)},
