@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -136,8 +135,8 @@ func (s *Scenario) checkInbound(p *problems) {
 			if !slices.ContainsFunc(s.Endpoints, func(e Endpoint) bool { return e.Path == ep }) {
 				p.add(rp, "unknown endpoint %q", ep)
 			}
-			if r < 0 || r > loadgen.MaxRate || math.IsNaN(r) {
-				p.add(rp, "must be 0 or a rate in (0, %g], got %v", float64(loadgen.MaxRate), r)
+			if r != 0 && !(r >= MinRate && r <= loadgen.MaxRate) {
+				p.add(rp, "must be 0 or a rate in [%g, %g] requests/s, got %v", MinRate, float64(loadgen.MaxRate), r)
 			}
 		}
 	}

@@ -21,22 +21,76 @@ import (
 )
 
 // Load reads, decodes, completes and validates the scenario file at path. It blocks on reading
-// the file only. Decoding is strict: every problem (syntax, unknown or duplicate fields, wrong
+// the file only: it opens without waiting for a writer, and refuses anything but a regular file
+// (a FIFO, a device such as /dev/zero, a socket) and files over MaxFileSize, with an error
+// matching ErrInvalid. Decoding is strict: every problem (syntax, unknown or duplicate fields, wrong
 // types, missing required fields, bad values, inconsistent pools) is reported, each as a
 // *FieldError naming file, line and field path, joined one per line and matching ErrInvalid.
 // On success the returned scenario has its defaults filled, its relative amounts and pool
 // shorthands resolved (recorded in Resolved), and Path and Raw set. On failure it returns a nil
 // scenario.
 func Load(path string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("load scenario: %w", err)
+		return nil, err
 	}
 	return Parse(path, data)
 }
 
+// readFile reads at most MaxFileSize bytes of the regular file at path. It opens with
+// O_NONBLOCK where the system has it, so that a FIFO is refused rather than waited on.
+func readFile(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return nil, fmt.Errorf("load scenario: %w", err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("load scenario: %w", err)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, &FieldError{File: path, Msg: fmt.Sprintf("not a regular file (%s); a scenario is a YAML file", fileKind(info.Mode()))}
+	}
+	if info.Size() > MaxFileSize {
+		return nil, tooLarge(path, info.Size())
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("load scenario: %w", err)
+	}
+	if len(data) > MaxFileSize { // grew while we read
+		return nil, tooLarge(path, int64(len(data)))
+	}
+	return data, nil
+}
+
+func tooLarge(file string, n int64) error {
+	return &FieldError{File: file, Msg: fmt.Sprintf("%d bytes or more, more than the %d (%d MiB) a scenario file may hold", n, MaxFileSize, MaxFileSize>>20)}
+}
+
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return m.Type().String()
+}
+
 // Parse is Load on bytes already read; name is used as the file name in errors and as Path.
+// It refuses more than MaxFileSize bytes.
 func Parse(name string, data []byte) (*Scenario, error) {
+	if len(data) > MaxFileSize {
+		return nil, tooLarge(name, int64(len(data)))
+	}
 	d := &decoder{
 		problems: problems{file: name, lines: map[string]int{}},
 		resolved: map[string]string{},
@@ -61,7 +115,9 @@ func Parse(name string, data []byte) (*Scenario, error) {
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
 		root = root.Content[0]
 	}
-	d.expand(root) // `count` families and `for_each` templates, see expand.go
+	if !d.expand(root) { // `count` families and `for_each` templates, see expand.go
+		return nil, d.err() // recursive or too large: walking it is the danger
+	}
 	if !d.scenario(root, s) {
 		return nil, d.err() // not a mapping at all: nothing else is worth saying
 	}
@@ -70,8 +126,9 @@ func Parse(name string, data []byte) (*Scenario, error) {
 	s.complete(&d.problems, d.defaultPools)
 
 	v := s.validate()
+	decoded := problems{list: d.list} // what decoding found: Validate does not repeat it
 	for _, e := range v.list {
-		if !d.has(e.Field) {
+		if !decoded.has(e.Field) {
 			d.list = append(d.list, e)
 		}
 	}
@@ -116,6 +173,9 @@ type decoder struct {
 	timeoutOK bool
 	// defaultPools lists the configurations that wrote `pools: default`, by index.
 	defaultPools map[int]string
+	// nodes counts the YAML nodes of the document with aliases followed and templates expanded
+	// (see measureNodes), bounded by MaxNodes.
+	nodes int
 }
 
 type pendingRelative struct {

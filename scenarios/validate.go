@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -56,7 +57,7 @@ func (s *Scenario) validate() *problems {
 	files := map[string]string{} // lower-cased raw file name -> endpoint path
 	for i, e := range s.Endpoints {
 		path := index("endpoints", i)
-		if e.Rate != 0 {
+		if e.Rate != 0 && e.Rate != s.Load.Rate { // an endpoint without a rate of its own runs at load.rate, checked below
 			checkRate(p, join(path, "rate"), e.Rate)
 		}
 		if service.ValidPath(e.Path) != "" {
@@ -107,6 +108,8 @@ func (s *Scenario) validate() *problems {
 	switch {
 	case len(s.Phases) > MaxPhases:
 		p.add("phases", "%d phases, more than the %d allowed", len(s.Phases), MaxPhases)
+	case slices.ContainsFunc(s.Phases, func(ph Phase) bool { return ph.Duration > MaxTimeline }):
+		// each such phase is reported below; the sum would only saturate
 	case s.Duration() > MaxTimeline:
 		p.add("phases", "the time line is %v, more than the %v allowed", s.Duration(), MaxTimeline)
 	}
