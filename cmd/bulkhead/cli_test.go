@@ -191,3 +191,21 @@ func TestRunOnlyLeavesOutClaimsAboutOtherConfigurations(t *testing.T) {
 		t.Errorf("run.json overrides %+v, want scale 0.05 and only breaker", run.Overrides)
 	}
 }
+
+// serve builds its service through the same validation as a scenario: a path the router would
+// read as a pattern is an error naming the field, not a panic.
+func TestServeRefusesRouterPatterns(t *testing.T) {
+	tests := []struct{ endpoint, want string }{
+		{"/{=A", `endpoints[0].path: "/{" holds { or }, which the router reads as a wildcard pattern`},
+		{"/metrics=A", `endpoints[0].path: "/metrics" collides with the service's own /metrics`},
+		{"/a/../b=A", `endpoints[0].path: "/a/../b" is not a clean path`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.endpoint, func(t *testing.T) {
+			_, err := executeCommand(t, "serve", "--dep", "A=http://127.0.0.1:1", "--endpoint", tt.endpoint, "--addr", "127.0.0.1:0")
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
