@@ -209,3 +209,41 @@ func TestServeRefusesRouterPatterns(t *testing.T) {
 		})
 	}
 }
+
+const absurdScenario = `name: absurd
+timeout: 500ms
+dependencies:
+  - {name: A, latency: 5ms}
+endpoints:
+  - {path: /a, calls: [A]}
+load:
+  rate: 1000000/s
+configurations:
+  - {name: shared, mode: shared, size: 4, pools: default}
+phases:
+  - name: forever
+    duration: 1000h
+`
+
+// A run that needs more than the machine has is refused before anything starts, with the
+// estimate printed; it validates, so only the estimate stops it.
+func TestRunRefusesTheAbsurd(t *testing.T) {
+	if machine(t.TempDir()) == (scenarios.Machine{}) {
+		t.Skip("this system reports nothing about its machine, so no run is refused")
+	}
+	file := writeFile(t, "absurd.yaml", absurdScenario)
+	if _, err := executeCommand(t, "validate", file); err != nil {
+		t.Fatalf("validate: %v", err)
+	}
+	out := filepath.Join(t.TempDir(), "results")
+	printed, err := executeCommand(t, "run", file, "--out", out)
+	if err == nil || !strings.Contains(err.Error(), "the run needs more than this machine has") || !strings.Contains(err.Error(), "PiB of raw results") {
+		t.Fatalf("err = %v, want the refusal naming the raw results", err)
+	}
+	if !strings.Contains(printed, "estimate: 3.6e+12 requests") || !strings.Contains(printed, "machine:") {
+		t.Errorf("printed %q, want the estimate and the machine", printed)
+	}
+	if _, statErr := os.Stat(out); !os.IsNotExist(statErr) {
+		t.Errorf("results folder created despite the refusal")
+	}
+}
