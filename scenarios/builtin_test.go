@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -231,6 +232,12 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("Parse accepted a scenario Validate rejects: %v", err)
 		}
 		checkConstructs(t, s)
+		e := s.Estimate()
+		for _, v := range []float64{e.Requests, e.RawBytes, e.InFlight, e.FileDescriptors, e.MemoryBytes} {
+			if !(v >= 0) || math.IsInf(v, 0) {
+				t.Fatalf("estimate of an accepted scenario is not a finite count: %+v", e)
+			}
+		}
 	})
 }
 

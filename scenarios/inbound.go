@@ -97,8 +97,9 @@ func isZeroRate(s string) bool {
 // checkInbound validates the pools' lists of inbound endpoints and per-phase rates; the inbound
 // shape itself is the service's check.
 func (s *Scenario) checkInbound(p *problems) {
-	inbound := map[string]bool{}
+	inbound, paths := map[string]bool{}, map[string]bool{}
 	for _, e := range s.Endpoints {
+		paths[e.Path] = true
 		if e.Inbound != nil {
 			inbound[e.Path] = true
 		}
@@ -132,7 +133,7 @@ func (s *Scenario) checkInbound(p *problems) {
 		}
 		for ep, r := range ph.Rates {
 			rp := join(index("phases", i), "rates") + "." + ep
-			if !slices.ContainsFunc(s.Endpoints, func(e Endpoint) bool { return e.Path == ep }) {
+			if !paths[ep] {
 				p.add(rp, "unknown endpoint %q", ep)
 			}
 			if r != 0 && !(r >= MinRate && r <= loadgen.MaxRate) {

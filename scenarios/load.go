@@ -126,9 +126,9 @@ func Parse(name string, data []byte) (*Scenario, error) {
 	s.complete(&d.problems, d.defaultPools)
 
 	v := s.validate()
-	decoded := problems{list: d.list} // what decoding found: Validate does not repeat it
+	decoded := d.fields() // what decoding found: Validate does not repeat it
 	for _, e := range v.list {
-		if !decoded.has(e.Field) {
+		if !decoded.covers(e.Field) {
 			d.list = append(d.list, e)
 		}
 	}
