@@ -51,6 +51,13 @@
 //
 //	scenarios/x.yaml:14: phases[2].faults[0].dependency: unknown dependency "C" (known: A, B)
 //
+// A dependency, an endpoint and a pool are the service's own types (service.DependencyConfig,
+// EndpointConfig, PoolConfig, embedded), and Validate checks them with the service's one
+// service.Config.Validate on every configuration, mapping its field paths back to the file's
+// lines: what validates builds with service.New. What a file may ask for is bounded (limits.go:
+// file size, YAML nodes with aliases followed, counts, rates, durations, repetitions), and
+// Estimate says what a run needs before it starts.
+//
 // The flow is one way: Load (or Open) -> Validate -> ServiceConfig per configuration. After
 // changing a loaded scenario (CLI overrides), call Validate again; its errors still point at the
 // file's lines.
