@@ -260,9 +260,9 @@ func checkFolderName(p *problems, path, name string, folders map[string]string) 
 	if service.ValidName(name) != "" {
 		return // reported by checkName
 	}
-	for _, own := range runFolderFiles {
+	for _, own := range rundir.OwnFiles {
 		if strings.EqualFold(name, own) {
-			p.add(path, "%q is the name of the run folder's own %s (reserved: %s)", name, own, strings.Join(runFolderFiles, ", "))
+			p.add(path, "%q is the name of the run folder's own %s (reserved: %s)", name, own, strings.Join(rundir.OwnFiles, ", "))
 			return
 		}
 	}
@@ -271,7 +271,3 @@ func checkFolderName(p *problems, path, name string, folders map[string]string) 
 	}
 	folders[strings.ToLower(name)] = name
 }
-
-// runFolderFiles are the names a run folder holds besides its configurations' folders.
-var runFolderFiles = []string{rundir.RunFile, rundir.ScenarioFile, rundir.ClaimsFile, rundir.SummaryFile,
-	rundir.ReportFile, rundir.PlotsDir, rundir.ManifestFile, rundir.RawDir, rundir.ResourcesFile}
