@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"path"
 	"regexp"
-	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -205,8 +204,14 @@ func (c Config) validate(v *validation) {
 				v.add("pools", "dependency %q is in no pool; each dependency belongs to exactly one pool", d.Name)
 			}
 		}
+		inboundPools := map[string]bool{}
+		for _, e := range c.Endpoints {
+			if e.Inbound != nil {
+				inboundPools[e.Inbound.Pool] = true
+			}
+		}
 		for i, p := range c.Pools {
-			if len(p.Dependencies) == 0 && !c.inboundPool(p.Name) {
+			if len(p.Dependencies) == 0 && !inboundPools[p.Name] {
 				v.add(idx("pools", i)+".dependencies", "a pool must cover at least one dependency in mode split (or process an inbound endpoint)")
 			}
 		}
@@ -262,6 +267,10 @@ func (c Config) validateEndpoints(v *validation, deps map[string]bool) {
 		}
 	}
 	known := knownNames(names)
+	pools := map[string]bool{}
+	for _, p := range c.Pools {
+		pools[p.Name] = true
+	}
 	paths := map[string]bool{}
 	mux := newRouter(http.NotFoundHandler(), http.NotFoundHandler())
 	for i, e := range c.Endpoints {
@@ -299,7 +308,7 @@ func (c Config) validateEndpoints(v *validation, deps map[string]bool) {
 			v.bounded(inf+".attempts", in.Attempts, MaxInboundAttempts, fmt.Sprint(DefaultInboundAttempts))
 			v.duration(inf+".retry_delay", in.RetryDelay, false)
 			v.bounded(inf+".max_backlog", in.MaxBacklog, MaxInboundBacklog, fmt.Sprint(DefaultInboundMaxBacklog))
-			if in.Pool != "" && !slices.ContainsFunc(c.Pools, func(p PoolConfig) bool { return p.Name == in.Pool }) {
+			if in.Pool != "" && !pools[in.Pool] {
 				v.add(inf+".pool", "unknown pool %q", in.Pool)
 			}
 		}
@@ -387,13 +396,6 @@ func validatePool(f string, p PoolConfig) []FieldError {
 		v.add(f+".max_wait", "must be > 0 for a semaphore with a queue (a semaphore with max_wait 0 never waits, so its queue would stay empty)")
 	}
 	return v.problems
-}
-
-// inboundPool reports whether an inbound endpoint processes under the pool named name.
-func (c Config) inboundPool(name string) bool {
-	return slices.ContainsFunc(c.Endpoints, func(e EndpointConfig) bool {
-		return e.Inbound != nil && e.Inbound.Pool == name
-	})
 }
 
 // ParseMode returns the Mode named by s ("" means shared).
