@@ -232,7 +232,7 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("Parse accepted a scenario Validate rejects: %v", err)
 		}
 		checkConstructs(t, s)
-		e := s.Estimate()
+		e := s.Estimate(4)
 		for _, v := range []float64{e.Requests, e.RawBytes, e.InFlight, e.FileDescriptors, e.MemoryBytes} {
 			if !(v >= 0) || math.IsInf(v, 0) {
 				t.Fatalf("estimate of an accepted scenario is not a finite count: %+v", e)
