@@ -41,7 +41,7 @@ func DefaultParallel(plans []*Plan, cpus int) int {
 func (p *Plan) ownWorkers() int {
 	n := 0
 	for _, pl := range p.Configuration.Pools {
-		if pl.Kind == string(service.KindWorkers) {
+		if pl.Kind == service.KindWorkers {
 			n += pl.Size
 		}
 	}

@@ -1,8 +1,10 @@
 package scenarios
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,6 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/bulkheadlab/bulkhead/faults"
+	"github.com/bulkheadlab/bulkhead/service"
 )
 
 func TestNames(t *testing.T) {
@@ -201,11 +204,19 @@ func TestMarshalRoundTrip(t *testing.T) {
 	}
 }
 
+// FuzzParse: Parse never panics, returns either a scenario or an error matching ErrInvalid, and
+// every scenario it accepts can run: it validates again, and every configuration's service config
+// builds with service.New (and shuts down). The seeds are the built-ins, the base of the table
+// tests and the hostile files of testdata/hostile (alias bombs, recursive aliases, router
+// patterns, colliding raw files, absurd sizes, rates and durations).
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(base))
 	for _, n := range Names() {
 		src, _ := Source(n)
 		f.Add(src)
+	}
+	for _, data := range hostileFiles(f) {
+		f.Add(data)
 	}
 	f.Add([]byte("x-a: &a {name: p, duration: 1x}\nphases: [*a, *a]\n"))
 	f.Add([]byte("name: t\ntimeout: 1e300x\n"))
@@ -223,5 +234,49 @@ func FuzzParse(f *testing.F) {
 		if err := s.Validate(); err != nil {
 			t.Fatalf("Parse accepted a scenario Validate rejects: %v", err)
 		}
+		checkConstructs(t, s)
+		e := s.Estimate(4)
+		for _, v := range []float64{e.Requests, e.RawBytes, e.InFlight, e.FileDescriptors, e.MemoryBytes} {
+			if !(v >= 0) || math.IsInf(v, 0) {
+				t.Fatalf("estimate of an accepted scenario is not a finite count: %+v", e)
+			}
+		}
 	})
+}
+
+// checkConstructs builds the service of every configuration of s, as a run would (with URLs
+// standing in for the proxies), and shuts it down: what validates must construct.
+func checkConstructs(t *testing.T, s *Scenario) {
+	t.Helper()
+	urls := map[string]string{}
+	for _, d := range s.Dependencies {
+		urls[d.Name] = "http://127.0.0.1:9"
+	}
+	for _, c := range s.Configurations {
+		cfg, err := s.ServiceConfig(c, urls)
+		if err != nil {
+			t.Fatalf("configuration %s validates but has no service config: %v", c.Name, err)
+		}
+		svc, err := service.New(cfg)
+		if err != nil {
+			t.Fatalf("configuration %s validates but service.New fails: %v", c.Name, err)
+		}
+		if err := svc.Shutdown(context.Background()); err != nil {
+			t.Fatalf("configuration %s: shutdown: %v", c.Name, err)
+		}
+	}
+}
+
+// Every configuration of every built-in scenario constructs: the property FuzzParse checks on
+// any input, on the files shipped.
+func TestBuiltinsConstruct(t *testing.T) {
+	for _, n := range Names() {
+		t.Run(n, func(t *testing.T) {
+			s, err := Open(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkConstructs(t, s)
+		})
+	}
 }

@@ -412,7 +412,7 @@ func (s *Scenario) checkResource(p *problems, path, name string, conf *Configura
 			names = append(names, pl.Name)
 		}
 		p.add(path, "%q: configuration %q has no pool %q (pools: %s)", name, conf.Name, what, strings.Join(names, ", "))
-	case kind == "queue" && conf.Pools[i].Queue == 0:
+	case kind == "queue" && conf.Pools[i].QueueCapacity == 0:
 		p.add(path, "%q: pool %q of configuration %q has no queue", name, what, conf.Name)
 	}
 }

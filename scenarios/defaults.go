@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -17,8 +16,8 @@ const (
 	// DefaultLoadTimeoutFactor times the client timeout is the load generator's own timeout.
 	DefaultLoadTimeoutFactor = 4
 	DefaultArrivals          = ArrivalsConstant
-	DefaultPoolKind          = string(service.KindSemaphore)
-	DefaultDeadline          = string(service.DeadlinePerCall)
+	DefaultPoolKind          = service.KindSemaphore
+	DefaultDeadline          = service.DeadlinePerCall
 )
 
 // Arrival processes of the load.
@@ -26,27 +25,6 @@ const (
 	ArrivalsConstant = "constant"
 	ArrivalsPoisson  = "poisson"
 )
-
-// defaultPools is what `pools: default` expands to: service.DefaultPools (one workers pool of
-// size P, queue 2P, max_wait = timeout for shared; a semaphore of P/2 per dependency, no queue,
-// for split) in the scenario's terms.
-func defaultPools(mode string, size int, deps []string, timeout time.Duration) []Pool {
-	sp := service.DefaultPools(service.Mode(mode), size, deps, timeout)
-	pools := make([]Pool, len(sp))
-	for i, p := range sp {
-		pools[i] = Pool{
-			Name: p.Name, Kind: string(p.Kind), Size: p.Size, Queue: p.QueueCapacity,
-			MaxWait: p.MaxWait, Dependencies: slices.Clone(p.Dependencies),
-		}
-	}
-	return pools
-}
-
-// String writes a pool on one line, as Resolved records expansions.
-func (p Pool) String() string {
-	return fmt.Sprintf("%s %q size %d queue %d max_wait %v deps [%s]",
-		p.Kind, p.Name, p.Size, p.Queue, p.MaxWait, strings.Join(p.Dependencies, " "))
-}
 
 // DependencyNames returns the dependency names in file order.
 func (s *Scenario) DependencyNames() []string {

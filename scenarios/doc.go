@@ -18,7 +18,7 @@
 //	  arrivals: constant          # or poisson; default constant
 //	  timeout: 2s                 # the load generator's own; default 4x timeout; > timeout
 //	configurations:
-//	  - {name: shared, mode: shared, size: 10, pools: default}   # see service.DefaultPools
+//	  - {name: shared, mode: shared, size: 10, pools: default}   # see DefaultPools
 //	  - name: split               # mode inferred: none / shared / split
 //	    pools:
 //	      - {name: A, kind: semaphore, size: 5, queue: 0, max_wait: 0s, dependencies: [A]}
@@ -50,6 +50,13 @@
 // Loading is strict and reports every problem, not only the first, each as a *FieldError:
 //
 //	scenarios/x.yaml:14: phases[2].faults[0].dependency: unknown dependency "C" (known: A, B)
+//
+// A dependency, an endpoint and a pool are the service's own types (service.DependencyConfig,
+// EndpointConfig, PoolConfig, embedded), and Validate checks them with the service's one
+// service.Config.Validate on every configuration, mapping its field paths back to the file's
+// lines: what validates builds with service.New. What a file may ask for is bounded (limits.go:
+// file size, YAML nodes with aliases followed, counts, rates, durations, repetitions), and
+// Estimate says what a run needs before it starts.
 //
 // The flow is one way: Load (or Open) -> Validate -> ServiceConfig per configuration. After
 // changing a loaded scenario (CLI overrides), call Validate again; its errors still point at the

@@ -67,18 +67,44 @@ func (p *problems) addAt(line int, field, format string, args ...any) {
 	p.list = append(p.list, &FieldError{File: p.file, Line: line, Field: field, Msg: fmt.Sprintf(format, args...)})
 }
 
-// has reports whether a problem was already recorded at field or at one of its ancestors or
-// descendants, so that a missing or mistyped field is not reported a second time by Validate.
-func (p *problems) has(field string) bool {
+// fieldSet answers, in time proportional to a path's depth, whether a problem was recorded at a
+// field or at one of its ancestors or descendants, so that a missing or mistyped field is not
+// reported a second time by Validate.
+type fieldSet struct {
+	at     map[string]bool // fields with a problem
+	parent map[string]bool // proper ancestors of those fields
+}
+
+// fields returns the fields p has problems at.
+func (p *problems) fields() fieldSet {
+	fs := fieldSet{at: map[string]bool{}, parent: map[string]bool{}}
 	for _, e := range p.list {
-		if e.Field == field || isAncestor(e.Field, field) || isAncestor(field, e.Field) {
+		fs.at[e.Field] = true
+		for f := parentPath(e.Field); f != ""; f = parentPath(f) {
+			fs.parent[f] = true
+		}
+	}
+	return fs
+}
+
+// covers reports whether field, one of its ancestors or one of its descendants has a problem.
+func (fs fieldSet) covers(field string) bool {
+	if fs.at[field] || fs.parent[field] {
+		return true
+	}
+	for f := parentPath(field); f != ""; f = parentPath(f) {
+		if fs.at[f] {
 			return true
 		}
 	}
 	return false
 }
 
-// err returns nil or every problem joined, one per line, in line order (positionless ones last).
+// MaxProblems bounds the problems one error lists; the rest are counted on a last line.
+const MaxProblems = 200
+
+// err returns nil or every problem joined, one per line, in line order (positionless ones
+// last), at most MaxProblems of them and then a line counting the others.
 func (p *problems) err() error {
 	if len(p.list) == 0 {
 		return nil
@@ -94,20 +120,15 @@ func (p *problems) err() error {
 		}
 		return cmp.Compare(la, lb)
 	})
+	more := len(list) - MaxProblems
+	if more > 0 {
+		list = append(list[:MaxProblems], &FieldError{File: p.file, Msg: fmt.Sprintf("... and %d more problems", more)})
+	}
 	errs := make([]error, len(list))
 	for i, e := range list {
 		errs[i] = e
 	}
 	return errors.Join(errs...)
-}
-
-// isAncestor reports whether a is a proper ancestor path of b ("phases[1]" of "phases[1].name").
-func isAncestor(a, b string) bool {
-	if a == "" || len(b) <= len(a) || b[:len(a)] != a {
-		return false
-	}
-	c := b[len(a)]
-	return c == '.' || c == '['
 }
 
 // lineOf returns the line recorded for field or for its nearest recorded ancestor, or 0.

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/bulkheadlab/bulkhead/service"
 )
 
 // Many dependencies in a few lines. A hub with 500 partners is written as one family of
@@ -31,6 +33,12 @@ import (
 // decoding, defaults, validation) sees an ordinary scenario; a copy keeps the line of its
 // template, so a problem in a copy points at the template's line, with the copy's index in the
 // field path ("endpoints[41].path"). Each expansion is recorded in Scenario.Resolved.
+//
+// What a file can expand to is bounded before anything is copied: the document with its aliases
+// followed (an alias inside its own anchor is refused), and every family and template, must stay
+// within MaxNodes YAML nodes, and the families and templates within the service's
+// MaxDependencies, MaxEndpoints and MaxPools. An 837-byte file of nested aliases could otherwise
+// ask for gigabytes.
 
 // Expansion keys and placeholder.
 const (
@@ -38,30 +46,102 @@ const (
 	keyForEach  = "for_each"
 	placeholder = "{dep}"
 	// maxCount bounds count, so that a typo cannot ask for a billion proxies.
-	maxCount = 10000
+	maxCount = service.MaxDependencies
 )
 
 // expand rewrites the families and for_each templates under root in place. Problems go to d;
 // a bad template is dropped from the list (so it is not reported a second time as unknown keys).
-func (d *decoder) expand(root *yaml.Node) {
+// It returns false, having expanded nothing, when the document is too large or recursive to be
+// decoded at all (see measure).
+func (d *decoder) expand(root *yaml.Node) bool {
+	if !d.measureNodes(root) {
+		return false
+	}
 	root = deref(root)
 	if root == nil || root.Kind != yaml.MappingNode {
-		return
+		return true
 	}
 	families := map[string][]string{}
 	if deps := mapValue(root, "dependencies"); deps != nil {
 		d.expandFamilies(deps, families)
 	}
 	if eps := mapValue(root, "endpoints"); eps != nil {
-		d.expandForEach(eps, "endpoints", families)
+		d.expandForEach(eps, "endpoints", families, service.MaxEndpoints, "endpoints")
 	}
 	if cfgs := deref(mapValue(root, "configurations")); cfgs != nil && cfgs.Kind == yaml.SequenceNode {
 		for i, c := range cfgs.Content {
 			if pools := mapValue(deref(c), "pools"); pools != nil {
-				d.expandForEach(pools, join(index("configurations", i), "pools"), families)
+				d.expandForEach(pools, join(index("configurations", i), "pools"), families, service.MaxPools, "pools")
 			}
 		}
 	}
+	return true
+}
+
+// measureNodes counts the nodes of the document as the decoder will walk it, every alias followed,
+// into d.nodes. It reports an alias that occurs inside its own anchor (which no walk could
+// finish) and a document of more than MaxNodes nodes, and returns false for either. Each node is
+// counted once however often it is referred to, so a file of nested aliases is measured in time
+// proportional to its size, not to what it expands to.
+func (d *decoder) measureNodes(root *yaml.Node) bool {
+	size := map[*yaml.Node]int{}
+	open := map[*yaml.Node]bool{} // on the current walk: an alias to one of these is recursive
+	var walk func(n *yaml.Node) (int, bool)
+	walk = func(n *yaml.Node) (int, bool) {
+		if n.Kind == yaml.AliasNode && n.Alias != nil {
+			if open[n.Alias] {
+				d.addAt(n.Line, "", "recursive alias *%s: it occurs inside its own anchor &%s (line %d), so it has no end", n.Value, n.Alias.Anchor, n.Alias.Line)
+				return 0, false
+			}
+			return walk(n.Alias)
+		}
+		if k, ok := size[n]; ok {
+			return k, true
+		}
+		open[n] = true
+		total := 1
+		for _, c := range n.Content {
+			k, ok := walk(c)
+			if !ok {
+				return 0, false
+			}
+			total = min(total+k, MaxNodes+1) // saturate: the exact excess does not matter
+		}
+		delete(open, n)
+		size[n] = total
+		return total, true
+	}
+	n, ok := walk(root)
+	if !ok {
+		return false
+	}
+	if n > MaxNodes {
+		d.addAt(0, "", "the file expands to more than %d YAML nodes with its aliases followed (the limit is %d)", MaxNodes, MaxNodes)
+		return false
+	}
+	d.nodes = n
+	return true
+}
+
+// grow accounts for copies nodes more nodes (a family or template of size nodes copied copies
+// times, replacing the template), and reports at line and path when that takes the document over
+// MaxNodes.
+func (d *decoder) grow(line int, path string, copies, nodes int) bool {
+	if copies > 0 && nodes > (MaxNodes-d.nodes)/copies {
+		d.addAt(line, path, "%d copies of %d YAML nodes would take the file over the %d nodes allowed", copies, nodes, MaxNodes)
+		return false
+	}
+	d.nodes += copies * nodes
+	return true
+}
+
+// countNodes is the number of nodes of a tree without aliases (a clone).
+func countNodes(n *yaml.Node) int {
+	total := 1
+	for _, c := range n.Content {
+		total += countNodes(c)
+	}
+	return total
 }
 
 // mapValue returns the value of key in mapping n, or nil.
@@ -120,6 +200,13 @@ func (d *decoder) expandFamilies(list *yaml.Node, families map[string][]string) 
 			d.addAt(nn.Line, join(path, "name"), "duplicate dependency family %q", family)
 			continue
 		}
+		if total := len(out) + count; total > service.MaxDependencies {
+			d.addAt(cn.Line, join(path, keyCount), "count %d brings the dependencies to %d, more than the %d allowed", count, total, service.MaxDependencies)
+			continue
+		}
+		if !d.grow(cn.Line, join(path, keyCount), count, countNodes(m)) {
+			continue
+		}
 		width := len(strconv.Itoa(count))
 		names := make([]string, count)
 		for k := range count {
@@ -135,8 +222,8 @@ func (d *decoder) expandFamilies(list *yaml.Node, families map[string][]string) 
 }
 
 // expandForEach replaces every item with for_each by one copy per member of its family, with
-// {dep} substituted.
-func (d *decoder) expandForEach(list *yaml.Node, listPath string, families map[string][]string) {
+// {dep} substituted. The list may hold at most limit items once expanded.
+func (d *decoder) expandForEach(list *yaml.Node, listPath string, families map[string][]string, limit int, what string) {
 	list = deref(list)
 	if list.Kind != yaml.SequenceNode {
 		return // decoding reports it (or it is the `pools: default` shorthand)
@@ -162,6 +249,13 @@ func (d *decoder) expandForEach(list *yaml.Node, listPath string, families map[s
 		}
 		if !mentions(m, placeholder) {
 			d.addAt(fn.Line, join(path, keyForEach), "the template never uses %s, so its %d copies would be identical", placeholder, len(names))
+			continue
+		}
+		if total := len(out) + len(names); total > limit {
+			d.addAt(fn.Line, join(path, keyForEach), "for_each %s brings the %s to %d, more than the %d allowed", fn.Value, what, total, limit)
+			continue
+		}
+		if !d.grow(fn.Line, join(path, keyForEach), len(names), countNodes(m)) {
 			continue
 		}
 		for _, name := range names {

@@ -97,7 +97,7 @@ func TestExpandErrors(t *testing.T) {
 		old, new string
 		want     string
 	}{
-		{"count not a number", "count: 12", "count: many", `hub.yaml:4: dependencies[0].count: expected a whole number of dependencies from 1 to 10000, got "many"`},
+		{"count not a number", "count: 12", "count: many", `hub.yaml:4: dependencies[0].count: expected a whole number of dependencies from 1 to 5000, got "many"`},
 		{"count zero", "count: 12", "count: 0", `hub.yaml:4: dependencies[0].count: expected a whole number`},
 		{"count too large", "count: 12", "count: 20000", `hub.yaml:4: dependencies[0].count: expected a whole number`},
 		{"unknown family", "for_each: partner}\n  - {path: /audit", "for_each: partners}\n  - {path: /audit", `hub.yaml:7: endpoints[0].for_each: unknown dependency family "partners" (families: partner)`},

@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,10 +12,10 @@ import (
 	"github.com/bulkheadlab/bulkhead/service"
 )
 
-// Inbound is an endpoint's accept-fast shape (seed 000's webhooks), mirroring
-// service.InboundConfig; every zero value means what it means there. Which pool processes the
-// endpoint is a matter of the configuration: the pool that lists the endpoint under `inbound:`,
-// or in mode shared the one pool when none does.
+// An endpoint's `inbound:` mapping is the service's InboundConfig without its pool (seed 000's
+// webhooks); every zero value means what it means there. Which pool processes the endpoint is a
+// matter of the configuration: the pool that lists the endpoint under `inbound:`, or in mode
+// shared the one pool when none does.
 //
 //	endpoints:
 //	  - path: /webhooks/c
@@ -31,16 +30,9 @@ import (
 //	  - name: burst
 //	    duration: 3s
 //	    rates: {/webhooks/c: 100/s}
-type Inbound struct {
-	Attempts    int           `yaml:"attempts,omitempty"`
-	RetryDelay  time.Duration `yaml:"retry_delay,omitempty"`
-	MaxBacklog  int           `yaml:"max_backlog,omitempty"`
-	Dedupe      bool          `yaml:"dedupe,omitempty"`
-	OmitAttempt bool          `yaml:"omit_attempt,omitempty"`
-}
 
 func (d *decoder) inbound(n *yaml.Node, path string, e *Endpoint) {
-	in := &Inbound{}
+	in := &service.InboundConfig{}
 	if isNull(deref(n)) {
 		d.add(path, "expected a mapping (use {} for all defaults)")
 		return
@@ -102,24 +94,14 @@ func isZeroRate(s string) bool {
 	return err == nil && v == 0
 }
 
-// checkInbound validates inbound endpoints, the pools that process them and per-phase rates.
+// checkInbound validates the pools' lists of inbound endpoints and per-phase rates; the inbound
+// shape itself is the service's check.
 func (s *Scenario) checkInbound(p *problems) {
-	inbound := map[string]bool{}
-	for i, e := range s.Endpoints {
-		in := e.Inbound
-		if in == nil {
-			continue
-		}
-		inbound[e.Path] = true
-		path := join(index("endpoints", i), "inbound")
-		if in.Attempts < 0 {
-			p.add(join(path, "attempts"), "must be >= 0 (0 = %d), got %d", service.DefaultInboundAttempts, in.Attempts)
-		}
-		if in.RetryDelay < 0 {
-			p.add(join(path, "retry_delay"), "must be >= 0, got %v", in.RetryDelay)
-		}
-		if in.MaxBacklog < 0 {
-			p.add(join(path, "max_backlog"), "must be >= 0 (0 = %d), got %d", service.DefaultInboundMaxBacklog, in.MaxBacklog)
+	inbound, paths := map[string]bool{}, map[string]bool{}
+	for _, e := range s.Endpoints {
+		paths[e.Path] = true
+		if e.Inbound != nil {
+			inbound[e.Path] = true
 		}
 	}
 	for i, c := range s.Configurations {
@@ -151,11 +133,11 @@ func (s *Scenario) checkInbound(p *problems) {
 		}
 		for ep, r := range ph.Rates {
 			rp := join(index("phases", i), "rates") + "." + ep
-			if !slices.ContainsFunc(s.Endpoints, func(e Endpoint) bool { return e.Path == ep }) {
+			if !paths[ep] {
 				p.add(rp, "unknown endpoint %q", ep)
 			}
-			if r < 0 || r > loadgen.MaxRate || math.IsNaN(r) {
-				p.add(rp, "must be 0 or a rate in (0, %g], got %v", float64(loadgen.MaxRate), r)
+			if r != 0 && !(r >= MinRate && r <= loadgen.MaxRate) {
+				p.add(rp, "must be 0 or a rate in [%g, %g] requests/s, got %v", MinRate, float64(loadgen.MaxRate), r)
 			}
 		}
 	}
@@ -173,20 +155,18 @@ func inboundConfig(c Configuration, mode string, e Endpoint) *service.InboundCon
 	if e.Inbound == nil {
 		return nil
 	}
-	in := &service.InboundConfig{
-		Attempts: e.Inbound.Attempts, RetryDelay: e.Inbound.RetryDelay, MaxBacklog: e.Inbound.MaxBacklog,
-		Dedupe: e.Inbound.Dedupe, OmitAttempt: e.Inbound.OmitAttempt,
-	}
+	in := *e.Inbound // the pool is the configuration's, below
+	in.Pool = ""
 	for _, pl := range c.Pools {
 		if slices.Contains(pl.Inbound, e.Path) {
 			in.Pool = pl.Name
-			return in
+			return &in
 		}
 	}
 	if service.Mode(mode) == service.ModeShared && len(c.Pools) == 1 {
 		in.Pool = c.Pools[0].Name
 	}
-	return in
+	return &in
 }
 
 // RateSegments returns e's rate over the time line as segments starting at phase offsets, and

@@ -96,7 +96,7 @@ func TestInboundScenario(t *testing.T) {
 				}
 			}
 		}
-		if _, ok := sc.RateSegments(scenarios.Endpoint{Path: "/x", Rate: 3}); ok {
+		if _, ok := sc.RateSegments(scenarios.Endpoint{EndpointConfig: service.EndpointConfig{Path: "/x"}, Rate: 3}); ok {
 			t.Error("an endpoint no phase overrides has segments")
 		}
 	})

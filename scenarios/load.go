@@ -17,25 +17,80 @@ import (
 	"github.com/bulkheadlab/bulkhead/claim"
 	"github.com/bulkheadlab/bulkhead/faults"
 	"github.com/bulkheadlab/bulkhead/loadgen"
+	"github.com/bulkheadlab/bulkhead/service"
 )
 
 // Load reads, decodes, completes and validates the scenario file at path. It blocks on reading
-// the file only. Decoding is strict: every problem (syntax, unknown or duplicate fields, wrong
+// the file only: it opens without waiting for a writer, and refuses anything but a regular file
+// (a FIFO, a device such as /dev/zero, a socket) and files over MaxFileSize, with an error
+// matching ErrInvalid. Decoding is strict: every problem (syntax, unknown or duplicate fields, wrong
 // types, missing required fields, bad values, inconsistent pools) is reported, each as a
 // *FieldError naming file, line and field path, joined one per line and matching ErrInvalid.
 // On success the returned scenario has its defaults filled, its relative amounts and pool
 // shorthands resolved (recorded in Resolved), and Path and Raw set. On failure it returns a nil
 // scenario.
 func Load(path string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("load scenario: %w", err)
+		return nil, err
 	}
 	return Parse(path, data)
 }
 
+// readFile reads at most MaxFileSize bytes of the regular file at path. It opens with
+// O_NONBLOCK where the system has it, so that a FIFO is refused rather than waited on.
+func readFile(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return nil, fmt.Errorf("load scenario: %w", err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("load scenario: %w", err)
+	}
+	if !info.Mode().IsRegular() {
+		return nil, &FieldError{File: path, Msg: fmt.Sprintf("not a regular file (%s); a scenario is a YAML file", fileKind(info.Mode()))}
+	}
+	if info.Size() > MaxFileSize {
+		return nil, tooLarge(path, info.Size())
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("load scenario: %w", err)
+	}
+	if len(data) > MaxFileSize { // grew while we read
+		return nil, tooLarge(path, int64(len(data)))
+	}
+	return data, nil
+}
+
+func tooLarge(file string, n int64) error {
+	return &FieldError{File: file, Msg: fmt.Sprintf("%d bytes or more, more than the %d (%d MiB) a scenario file may hold", n, MaxFileSize, MaxFileSize>>20)}
+}
+
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return m.Type().String()
+}
+
 // Parse is Load on bytes already read; name is used as the file name in errors and as Path.
+// It refuses more than MaxFileSize bytes.
 func Parse(name string, data []byte) (*Scenario, error) {
+	if len(data) > MaxFileSize {
+		return nil, tooLarge(name, int64(len(data)))
+	}
 	d := &decoder{
 		problems: problems{file: name, lines: map[string]int{}},
 		resolved: map[string]string{},
@@ -60,7 +115,9 @@ func Parse(name string, data []byte) (*Scenario, error) {
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
 		root = root.Content[0]
 	}
-	d.expand(root) // `count` families and `for_each` templates, see expand.go
+	if !d.expand(root) { // `count` families and `for_each` templates, see expand.go
+		return nil, d.err() // recursive or too large: walking it is the danger
+	}
 	if !d.scenario(root, s) {
 		return nil, d.err() // not a mapping at all: nothing else is worth saying
 	}
@@ -69,8 +126,9 @@ func Parse(name string, data []byte) (*Scenario, error) {
 	s.complete(&d.problems, d.defaultPools)
 
 	v := s.validate()
+	decoded := d.fields() // what decoding found: Validate does not repeat it
 	for _, e := range v.list {
-		if !d.has(e.Field) {
+		if !decoded.covers(e.Field) {
 			d.list = append(d.list, e)
 		}
 	}
@@ -115,6 +173,9 @@ type decoder struct {
 	timeoutOK bool
 	// defaultPools lists the configurations that wrote `pools: default`, by index.
 	defaultPools map[int]string
+	// nodes counts the YAML nodes of the document with aliases followed and templates expanded
+	// (see measureNodes), bounded by MaxNodes.
+	nodes int
 }
 
 type pendingRelative struct {
@@ -270,10 +331,13 @@ func (d *decoder) scalar(n *yaml.Node, path, want string) (string, bool) {
 	return n.Value, true
 }
 
-func (d *decoder) str(dst *string) func(*yaml.Node, string) {
+func (d *decoder) str(dst *string) func(*yaml.Node, string) { return strOf(d, dst) }
+
+// strOf decodes a string into any string type (service.PoolKind, service.Deadline).
+func strOf[T ~string](d *decoder, dst *T) func(*yaml.Node, string) {
 	return func(n *yaml.Node, path string) {
 		if v, ok := d.scalar(n, path, "a string"); ok {
-			*dst = v
+			*dst = T(v)
 		}
 	}
 }
@@ -511,7 +575,7 @@ func (d *decoder) dependency(n *yaml.Node, path string, dep *Dependency) {
 		{name: "latency", decode: d.duration(&dep.Latency, true)},
 		{name: "jitter", decode: d.duration(&dep.Jitter, true)},
 		{name: "breaker", decode: func(n *yaml.Node, path string) {
-			b := &Breaker{}
+			b := &service.BreakerConfig{}
 			if isNull(deref(n)) {
 				d.add(path, "expected a mapping (use {} for all defaults)")
 				return
@@ -533,7 +597,7 @@ func (d *decoder) endpoint(n *yaml.Node, path string, e *Endpoint) {
 	d.mapping(n, path, []field{
 		{name: "path", required: true, decode: d.str(&e.Path)},
 		{name: "calls", required: true, decode: d.strList(&e.Calls)},
-		{name: "deadline", decode: d.str(&e.Deadline)},
+		{name: "deadline", decode: strOf(d, &e.Deadline)},
 		{name: "rate", decode: d.rate(&e.Rate)},
 		{name: "inbound", decode: func(n *yaml.Node, path string) { d.inbound(n, path, e) }},
 	})
@@ -576,9 +640,9 @@ func (d *decoder) configuration(n *yaml.Node, path string, i int, c *Configurati
 func (d *decoder) pool(n *yaml.Node, path string, p *Pool) {
 	d.mapping(n, path, []field{
 		{name: "name", required: true, decode: d.str(&p.Name)},
-		{name: "kind", decode: d.str(&p.Kind)},
+		{name: "kind", decode: strOf(d, &p.Kind)},
 		{name: "size", required: true, decode: d.intField(&p.Size)},
-		{name: "queue", decode: d.intField(&p.Queue)},
+		{name: "queue", decode: d.intField(&p.QueueCapacity)},
 		{name: "max_wait", decode: d.duration(&p.MaxWait, true)},
 		{name: "dependencies", required: true, decode: d.strList(&p.Dependencies)},
 		{name: "inbound", decode: d.strList(&p.Inbound)},

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bulkheadlab/bulkhead/faults"
+	"github.com/bulkheadlab/bulkhead/service"
 )
 
 // base is a minimal valid scenario; the line numbers in the tables below refer to it.
@@ -146,6 +147,13 @@ func TestParseErrors(t *testing.T) {
 		{"default pools without size", "  - name: none\n", "  - {name: s, mode: shared, pools: default}\n", `t.yaml:12: configurations[0].size: ` + "`pools: default` needs size > 0"},
 		{"default pools without mode", "  - name: none\n", "  - {name: s, size: 4, pools: default}\n", `t.yaml:12: configurations[0].mode: ` + "`pools: default` needs mode shared or split"},
 		{"size with explicit pools", "  - name: none\n", "  - name: s\n    size: 4\n    pools: [{name: p, size: 4, dependencies: [A, B]}]\n", `t.yaml:13: configurations[0].size: size is P for ` + "`pools: default`"},
+		// The service's own check, reported at the scenario's paths (issue 9: this pool passed
+		// validate and then failed service.New).
+		{"semaphore with a queue that never waits", "  - name: none\n", "  - name: s\n    pools: [{name: p, kind: semaphore, size: 2, queue: 5, max_wait: 0s, dependencies: [A, B]}]\n", `t.yaml:13: configurations[0].pools[0].max_wait: must be > 0 for a semaphore with a queue`},
+		{"client timeout above the service's bound", "timeout: 500ms", "timeout: 2h", `t.yaml:2: timeout: 2h0m0s is longer than the 1h0m0s allowed`},
+		{"negative connection cap", "", "limits: {max_inbound_conns: -1}\n", `t.yaml:16: limits.max_inbound_conns: must be >= 0 (0 = no cap), got -1`},
+		{"pool of a billion workers", "  - name: none\n", "  - name: s\n    pools: [{name: p, kind: workers, size: 1000000000, dependencies: [A, B]}]\n", `t.yaml:13: configurations[0].pools[0].size: 1000000000 is more than the 10000 allowed`},
+		{"default pools of 2^31-1", "  - name: none\n", "  - {name: s, mode: shared, size: 2147483647, pools: default}\n", `t.yaml:12: configurations[0].pools[0].size: 2147483647 is more than the 10000 allowed`},
 		{"pools neither list nor default", "  - name: none\n", "  - {name: s, pools: many}\n", `t.yaml:12: configurations[0].pools: expected a list of pools or "default", got "many"`},
 	}
 	for _, tc := range tests {
@@ -234,14 +242,14 @@ func TestParseDefaults(t *testing.T) {
 		{"load.arrivals", s.Load.Arrivals, "constant"},
 		{"load.timeout is 4x timeout", s.Load.Timeout, 2 * time.Second},
 		{"load.timeout recorded", s.Resolved["load.timeout"], "default 4x timeout = 2s"},
-		{"endpoint deadline", s.Endpoints[0].Deadline, "per-call"},
+		{"endpoint deadline", s.Endpoints[0].Deadline, service.DeadlinePerCall},
 		{"endpoint rate is load rate", s.Endpoints[1].Rate, 10.0},
 		{"no per-endpoint rates", len(s.Load.Rates), 0},
 		{"mode without pools", s.Configurations[0].Mode, "none"},
 		{"mode with one pool for all", s.Configurations[1].Mode, "shared"},
 		{"mode with a pool per dependency", s.Configurations[2].Mode, "split"},
-		{"pool kind", s.Configurations[1].Pools[0].Kind, "semaphore"},
-		{"pool kind as written", s.Configurations[2].Pools[1].Kind, "workers"},
+		{"pool kind", s.Configurations[1].Pools[0].Kind, service.KindSemaphore},
+		{"pool kind as written", s.Configurations[2].Pools[1].Kind, service.KindWorkers},
 		{"path", s.Path, "t.yaml"},
 		{"raw", string(s.Raw), src},
 	}
@@ -393,7 +401,7 @@ func TestValidateAfterOverride(t *testing.T) {
 	s.Phases[0].Duration = 0
 	err = s.Validate()
 	for _, want := range []string{
-		"t.yaml:10: load.rate: must be > 0, got -1",
+		"t.yaml:10: load.rate: must be a rate in [0.001, 1e+09] requests/s, got -1",
 		"t.yaml:15: phases[0].duration: must be > 0, got 0s",
 	} {
 		if err == nil || !strings.Contains(err.Error(), want) {

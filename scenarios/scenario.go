@@ -1,10 +1,12 @@
 package scenarios
 
 import (
+	"math"
 	"time"
 
 	"github.com/bulkheadlab/bulkhead/claim"
 	"github.com/bulkheadlab/bulkhead/faults"
+	"github.com/bulkheadlab/bulkhead/service"
 )
 
 // Scenario is one experiment, as loaded from a YAML file and validated. Amounts written relative
@@ -55,39 +57,28 @@ type Scenario struct {
 	lines map[string]int
 }
 
-// Dependency is one fake dependency server.
+// Dependency is one dependency: the service's own DependencyConfig (name and breaker; a scenario
+// file writes no URL, the runner fills it with the proxy in front of the dependency) and how the
+// fake dependency server behind it answers.
 type Dependency struct {
-	Name string `yaml:"name"`
+	// DependencyConfig's Breaker, when set, puts a circuit breaker in front of this dependency in
+	// every configuration that does not turn breakers off.
+	service.DependencyConfig `yaml:",inline"`
 	// Latency is the dependency's own base latency; Jitter adds a uniform [0, Jitter) from the
-	// seeded source. Both >= 0.
+	// seeded source. Both in [0, service.MaxDuration].
 	Latency time.Duration `yaml:"latency"`
 	Jitter  time.Duration `yaml:"jitter"`
-	// Breaker, when set, puts a circuit breaker in front of this dependency in every configuration
-	// that does not override it.
-	Breaker *Breaker `yaml:"breaker,omitempty"`
 }
 
-// Breaker mirrors service.BreakerConfig in YAML; every zero value means what it means there.
-type Breaker struct {
-	SlowCallThreshold time.Duration `yaml:"slow_call_threshold"`
-	MinCalls          uint32        `yaml:"min_calls"`
-	FailureRatio      float64       `yaml:"failure_ratio"`
-	OpenTimeout       time.Duration `yaml:"open_timeout"`
-	Interval          time.Duration `yaml:"interval"`
-}
-
-// Endpoint is one inbound path of the service.
+// Endpoint is one inbound path of the service: the service's own EndpointConfig (path, calls,
+// deadline and, for an accept-fast endpoint, its inbound shape; which pool processes it is a
+// matter of the configuration, see Pool.Inbound) and the rate the load generator sends at.
 type Endpoint struct {
-	Path     string   `yaml:"path"`
-	Calls    []string `yaml:"calls"`
-	Deadline string   `yaml:"deadline"` // per-call (default) | shared
+	service.EndpointConfig `yaml:",inline"`
 	// Rate is this endpoint's request rate per second. Written `rate: 20/s` on the endpoint, it
 	// overrides load.rate; Load fills it with Load.Rate otherwise, so after Load it is always > 0.
 	// A phase's `rates:` overrides it during that phase (see Phase.Rates).
 	Rate float64 `yaml:"rate"`
-	// Inbound, when set, makes this an accept-fast endpoint: answered 202 at once and processed
-	// later under an inbound bulkhead (see Inbound, inbound.go).
-	Inbound *Inbound `yaml:"inbound,omitempty"`
 }
 
 // Configuration is one pool layout to compare.
@@ -100,20 +91,16 @@ type Configuration struct {
 	// Breakers, when true, keeps the dependencies' breakers on in this configuration; when false
 	// they are off. Nil means on where a dependency declares one.
 	Breakers *bool `yaml:"breakers,omitempty"`
-	// Size is P in the shorthand `pools: default` (see service.DefaultPools). Load expands the shorthand
+	// Size is P in the shorthand `pools: default` (see DefaultPools). Load expands the shorthand
 	// into Pools and records the expansion in Scenario.Resolved; Size is then informational and is
 	// not marshalled, since Pools is.
 	Size int `yaml:"-"`
 }
 
-// Pool mirrors service.PoolConfig in YAML.
+// Pool is one pool of a configuration: the service's own PoolConfig, and the inbound endpoints
+// it processes.
 type Pool struct {
-	Name         string        `yaml:"name"`
-	Kind         string        `yaml:"kind"` // semaphore (default) | workers
-	Size         int           `yaml:"size"`
-	Queue        int           `yaml:"queue"`
-	MaxWait      time.Duration `yaml:"max_wait"`
-	Dependencies []string      `yaml:"dependencies"`
+	service.PoolConfig `yaml:",inline"`
 	// Inbound lists the inbound endpoints (by path) whose processing takes slots of this pool:
 	// the inbound bulkhead. A pool may hold inbound endpoints only (dependencies: []).
 	Inbound []string `yaml:"inbound,omitempty"`
@@ -155,10 +142,17 @@ type Limits struct {
 	MaxOutboundConns int `yaml:"max_outbound_conns,omitempty"`
 }
 
-// Duration returns the length of the whole time line.
+// Duration returns the length of the whole time line. It saturates at the largest Duration
+// instead of overflowing (a scenario that validates is far below it, see MaxTimeline).
 func (s *Scenario) Duration() time.Duration {
 	var d time.Duration
 	for _, p := range s.Phases {
+		switch {
+		case p.Duration > 0 && d > math.MaxInt64-p.Duration:
+			return math.MaxInt64
+		case p.Duration < 0 && d < math.MinInt64-p.Duration:
+			return math.MinInt64
+		}
 		d += p.Duration
 	}
 	return d

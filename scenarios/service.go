@@ -7,8 +7,8 @@ import (
 	"github.com/bulkheadlab/bulkhead/service"
 )
 
-// ServiceConfig translates one configuration of the scenario into the service's config, with
-// every dependency's URL taken from depURLs (normally the Toxiproxy listener in front of it).
+// ServiceConfig returns the service's config for one configuration of the scenario, with every
+// dependency's URL taken from depURLs (normally the Toxiproxy listener in front of it).
 // ClientTimeout is the scenario's Timeout, the limits are the scenario's, and a dependency's
 // breaker is on when it declares one and c.Breakers is nil or true. It does not block and does
 // not change the scenario. It returns an error matching ErrInvalid when the scenario with c as its
@@ -22,6 +22,18 @@ func (s *Scenario) ServiceConfig(c Configuration, depURLs map[string]string) (se
 	if err := one.Validate(); err != nil {
 		return service.Config{}, fmt.Errorf("configuration %q: %w", c.Name, err)
 	}
+	for _, d := range s.Dependencies {
+		if depURLs[d.Name] == "" {
+			return service.Config{}, fmt.Errorf("configuration %q: dependency %q: %w", c.Name, d.Name, ErrNoURL)
+		}
+	}
+	return s.serviceConfig(c, func(name string) string { return depURLs[name] }), nil
+}
+
+// serviceConfig builds configuration c's service config as it is, without checking it, the
+// dependencies' URLs taken from url. The scenario's dependencies, endpoints and pools are the
+// service's own types, so this only picks them, fills the defaults and copies the slices.
+func (s *Scenario) serviceConfig(c Configuration, url func(name string) string) service.Config {
 	mode := c.Mode
 	if mode == "" {
 		mode = inferMode(c.Pools, s.DependencyNames())
@@ -34,45 +46,32 @@ func (s *Scenario) ServiceConfig(c Configuration, depURLs map[string]string) (se
 		MaxOutboundConns: s.Limits.MaxOutboundConns,
 	}
 	for _, d := range s.Dependencies {
-		url := depURLs[d.Name]
-		if url == "" {
-			return service.Config{}, fmt.Errorf("configuration %q: dependency %q: %w", c.Name, d.Name, ErrNoURL)
-		}
-		dc := service.DependencyConfig{Name: d.Name, URL: url}
-		if d.Breaker != nil && breakers {
-			dc.Breaker = &service.BreakerConfig{
-				SlowCallThreshold: d.Breaker.SlowCallThreshold,
-				MinCalls:          d.Breaker.MinCalls,
-				FailureRatio:      d.Breaker.FailureRatio,
-				OpenTimeout:       d.Breaker.OpenTimeout,
-				Interval:          d.Breaker.Interval,
-			}
+		dc := d.DependencyConfig
+		dc.URL = url(d.Name)
+		if dc.Breaker != nil && breakers {
+			b := *dc.Breaker
+			dc.Breaker = &b
+		} else {
+			dc.Breaker = nil
 		}
 		cfg.Dependencies = append(cfg.Dependencies, dc)
 	}
 	for _, p := range c.Pools {
-		kind := p.Kind
-		if kind == "" {
-			kind = DefaultPoolKind
+		pc := p.PoolConfig
+		if pc.Kind == "" {
+			pc.Kind = DefaultPoolKind
 		}
-		cfg.Pools = append(cfg.Pools, service.PoolConfig{
-			Name:          p.Name,
-			Kind:          service.PoolKind(kind),
-			Size:          p.Size,
-			QueueCapacity: p.Queue,
-			MaxWait:       p.MaxWait,
-			Dependencies:  slices.Clone(p.Dependencies),
-		})
+		pc.Dependencies = slices.Clone(pc.Dependencies)
+		cfg.Pools = append(cfg.Pools, pc)
 	}
 	for _, e := range s.Endpoints {
-		dl := e.Deadline
-		if dl == "" {
-			dl = DefaultDeadline
+		ec := e.EndpointConfig
+		ec.Calls = slices.Clone(ec.Calls)
+		if ec.Deadline == "" {
+			ec.Deadline = DefaultDeadline
 		}
-		cfg.Endpoints = append(cfg.Endpoints, service.EndpointConfig{
-			Path: e.Path, Calls: slices.Clone(e.Calls), Deadline: service.Deadline(dl),
-			Inbound: inboundConfig(c, mode, e),
-		})
+		ec.Inbound = inboundConfig(c, mode, e)
+		cfg.Endpoints = append(cfg.Endpoints, ec)
 	}
-	return cfg, nil
+	return cfg
 }

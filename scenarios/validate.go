@@ -1,17 +1,16 @@
 package scenarios
 
 import (
-	"math"
-	"regexp"
+	"errors"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/bulkheadlab/bulkhead/faults"
+	"github.com/bulkheadlab/bulkhead/loadgen"
+	"github.com/bulkheadlab/bulkhead/rundir"
 	"github.com/bulkheadlab/bulkhead/service"
 )
-
-// namePattern is what names of scenarios, dependencies, configurations, pools and phases must
-// match: they become folder names, proxy names and header values.
-var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
 // Validate checks that the scenario can run and returns nil or every problem found, each a
 // *FieldError (joined one per line, matching ErrInvalid) with the file and line it came from when
@@ -19,6 +18,11 @@ var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 // changing fields (a new rate, scaled durations). Zero values that have a documented default
 // (Seed, Repetitions, SampleEvery, Load.Arrivals, Load.Timeout, Pool.Kind, Endpoint.Deadline,
 // Endpoint.Rate, Configuration.Mode) are accepted.
+//
+// What the service is made of (dependencies, endpoints, pools, the client timeout and limits) is
+// checked by service.Config.Validate, the one check of a service configuration, on every
+// configuration's service config; its problems are reported at the scenario's field paths. A
+// scenario that validates therefore builds with service.New in every configuration.
 func (s *Scenario) Validate() error {
 	return s.validate().err()
 }
@@ -26,93 +30,47 @@ func (s *Scenario) Validate() error {
 func (s *Scenario) validate() *problems {
 	p := &problems{file: s.Path, lines: s.lines}
 	s.checkName(p, "name", s.Name)
-	if s.Timeout <= 0 {
-		p.add("timeout", "must be > 0, got %v", s.Timeout)
-	}
-	if s.Repetitions < 0 {
+	switch {
+	case s.Repetitions < 0:
 		p.add("repetitions", "must be >= 0, got %d", s.Repetitions)
+	case s.Repetitions > MaxRepetitions:
+		p.add("repetitions", "%d is more than the %d allowed", s.Repetitions, MaxRepetitions)
 	}
-	if s.SampleEvery < 0 {
+	switch {
+	case s.SampleEvery < 0:
 		p.add("sample_every", "must be > 0, got %v", s.SampleEvery)
-	}
-	if s.Limits.MaxInboundConns < 0 {
-		p.add("limits.max_inbound_conns", "must be >= 0 (0 = no cap), got %d", s.Limits.MaxInboundConns)
-	}
-	if s.Limits.MaxOutboundConns < 0 {
-		p.add("limits.max_outbound_conns", "must be >= 0 (0 = no cap), got %d", s.Limits.MaxOutboundConns)
+	case s.SampleEvery > 0 && s.SampleEvery < MinSampleEvery:
+		p.add("sample_every", "%v is shorter than the %v allowed (every sample writes a row per resource)", s.SampleEvery, MinSampleEvery)
+	case s.SampleEvery > service.MaxDuration:
+		p.add("sample_every", "%v is longer than the %v allowed", s.SampleEvery, service.MaxDuration)
 	}
 
 	known := map[string]bool{}
-	if len(s.Dependencies) == 0 {
-		p.add("dependencies", "at least one dependency is needed")
-	}
 	for i, d := range s.Dependencies {
+		known[d.Name] = true
 		path := index("dependencies", i)
-		s.checkUniqueName(p, join(path, "name"), "dependency", d.Name, known)
-		if d.Latency < 0 {
-			p.add(join(path, "latency"), "must be >= 0, got %v", d.Latency)
-		}
-		if d.Jitter < 0 {
-			p.add(join(path, "jitter"), "must be >= 0, got %v", d.Jitter)
-		}
-		if b := d.Breaker; b != nil {
-			bp := join(path, "breaker")
-			if b.SlowCallThreshold < 0 {
-				p.add(join(bp, "slow_call_threshold"), "must be >= 0, got %v", b.SlowCallThreshold)
-			}
-			if b.OpenTimeout < 0 {
-				p.add(join(bp, "open_timeout"), "must be >= 0, got %v", b.OpenTimeout)
-			}
-			if b.Interval < 0 {
-				p.add(join(bp, "interval"), "must be >= 0, got %v", b.Interval)
-			}
-			if !(b.FailureRatio >= 0 && b.FailureRatio <= 1) {
-				p.add(join(bp, "failure_ratio"), "must be between 0 and 1, got %v", b.FailureRatio)
-			}
-		}
+		checkDuration(p, join(path, "latency"), d.Latency)
+		checkDuration(p, join(path, "jitter"), d.Jitter)
 	}
 	knownList := s.knownList()
 
-	if len(s.Endpoints) == 0 {
-		p.add("endpoints", "at least one endpoint is needed")
-	}
-	paths := map[string]bool{}
+	files := map[string]string{} // lower-cased raw file name -> endpoint path
 	for i, e := range s.Endpoints {
 		path := index("endpoints", i)
-		switch {
-		case !strings.HasPrefix(e.Path, "/") || strings.ContainsAny(e.Path, " \t\r\n?#"):
-			p.add(join(path, "path"), "must start with / and hold no spaces, ? or #, got %q", e.Path)
-		case paths[e.Path]:
-			p.add(join(path, "path"), "duplicate endpoint %q", e.Path)
+		if e.Rate != 0 && e.Rate != s.Load.Rate { // an endpoint without a rate of its own runs at load.rate, checked below
+			checkRate(p, join(path, "rate"), e.Rate)
 		}
-		paths[e.Path] = true
-		if len(e.Calls) == 0 {
-			p.add(join(path, "calls"), "an endpoint must call at least one dependency")
+		if service.ValidPath(e.Path) != "" {
+			continue // the service's check says why
 		}
-		seen := map[string]bool{}
-		for j, c := range e.Calls {
-			cp := index(join(path, "calls"), j)
-			switch {
-			case !known[c]:
-				p.add(cp, "unknown dependency %q (known: %s)", c, knownList)
-			case seen[c]:
-				p.add(cp, "dependency %q called twice", c)
-			}
-			seen[c] = true
+		name := rundir.RawFileName(e.Path)
+		if other, ok := files[strings.ToLower(name)]; ok && other != e.Path {
+			p.add(join(path, "path"), "%q and %q would both write the raw file %s (paths map to file names by keeping letters, digits, '-' and '.', case-insensitively)", other, e.Path, name)
 		}
-		switch e.Deadline {
-		case "", string(service.DeadlinePerCall), string(service.DeadlineShared):
-		default:
-			p.add(join(path, "deadline"), "unknown deadline %q (known: %s, %s)", e.Deadline, service.DeadlinePerCall, service.DeadlineShared)
-		}
-		if e.Rate < 0 || math.IsNaN(e.Rate) || math.IsInf(e.Rate, 0) {
-			p.add(join(path, "rate"), "must be > 0, got %v", e.Rate)
-		}
+		files[strings.ToLower(name)] = e.Path
 	}
 
-	if !(s.Load.Rate > 0) || math.IsInf(s.Load.Rate, 0) {
-		p.add("load.rate", "must be > 0, got %v", s.Load.Rate)
-	}
+	checkRate(p, "load.rate", s.Load.Rate)
 	switch s.Load.Arrivals {
 	case "", ArrivalsConstant, ArrivalsPoisson:
 	default:
@@ -121,22 +79,40 @@ func (s *Scenario) validate() *problems {
 	switch {
 	case s.Load.LagLimit < 0:
 		p.add("load.lag_limit", "must be > 0, got %v", s.Load.LagLimit)
+	case s.Load.LagLimit > service.MaxDuration:
+		p.add("load.lag_limit", "%v is longer than the %v allowed", s.Load.LagLimit, service.MaxDuration)
 	case s.Load.Timeout < 0:
 		p.add("load.timeout", "must be > 0, got %v", s.Load.Timeout)
+	case s.Load.Timeout > MaxLoadTimeout:
+		p.add("load.timeout", "%v is longer than the %v allowed", s.Load.Timeout, MaxLoadTimeout)
 	case s.Load.Timeout > 0 && s.Timeout > 0 && s.Load.Timeout <= s.Timeout:
 		p.add("load.timeout", "%v must exceed the client timeout %v, or the load generator gives up before the service can answer", s.Load.Timeout, s.Timeout)
 	}
 
-	if len(s.Configurations) == 0 {
+	switch {
+	case len(s.Configurations) == 0:
 		p.add("configurations", "at least one configuration is needed")
+	case len(s.Configurations) > MaxConfigurations:
+		p.add("configurations", "%d configurations, more than the %d allowed", len(s.Configurations), MaxConfigurations)
 	}
 	names := map[string]bool{}
+	folders := map[string]string{} // lower-cased folder name -> configuration name
 	for i, c := range s.Configurations {
-		path := index("configurations", i)
-		s.checkUniqueName(p, join(path, "name"), "configuration", c.Name, names)
-		s.checkConfiguration(p, path, c, known)
+		path := join(index("configurations", i), "name")
+		s.checkUniqueName(p, path, "configuration", c.Name, names)
+		checkFolderName(p, path, c.Name, folders)
+		s.checkConfiguration(p, index("configurations", i), c)
 	}
+	s.checkService(p)
 
+	switch {
+	case len(s.Phases) > MaxPhases:
+		p.add("phases", "%d phases, more than the %d allowed", len(s.Phases), MaxPhases)
+	case slices.ContainsFunc(s.Phases, func(ph Phase) bool { return ph.Duration > MaxTimeline }):
+		// each such phase is reported below; the sum would only saturate
+	case s.Duration() > MaxTimeline:
+		p.add("phases", "the time line is %v, more than the %v allowed", s.Duration(), MaxTimeline)
+	}
 	if len(s.Phases) == 0 {
 		p.add("phases", "at least one phase is needed")
 	}
@@ -144,8 +120,11 @@ func (s *Scenario) validate() *problems {
 	for i, ph := range s.Phases {
 		path := index("phases", i)
 		s.checkUniqueName(p, join(path, "name"), "phase", ph.Name, names)
-		if ph.Duration <= 0 {
+		switch {
+		case ph.Duration <= 0:
 			p.add(join(path, "duration"), "must be > 0, got %v", ph.Duration)
+		case ph.Duration > MaxTimeline:
+			p.add(join(path, "duration"), "%v is longer than the %v allowed for the whole time line", ph.Duration, MaxTimeline)
 		}
 		// Faults on one dependency add up; two of the same type and stream would be one toxic.
 		type key struct {
@@ -174,14 +153,11 @@ func (s *Scenario) validate() *problems {
 	return p
 }
 
-// checkName reports an empty or unusable name and returns whether it is usable.
+// checkName reports an empty or unusable name (service.ValidName: names become folder names,
+// proxy names and header values) and returns whether it is usable.
 func (s *Scenario) checkName(p *problems, path, name string) bool {
-	if !namePattern.MatchString(name) {
-		if name == "" {
-			p.add(path, "must not be empty")
-		} else {
-			p.add(path, "%q: use letters, digits, '.', '_' and '-' (starting with a letter or digit)", name)
-		}
+	if reason := service.ValidName(name); reason != "" {
+		p.add(path, "%s", reason)
 		return false
 	}
 	return true
@@ -207,76 +183,92 @@ func (s *Scenario) knownList() string {
 	return strings.Join(names, ", ")
 }
 
-// checkConfiguration checks one pool layout: each pool sound, every dependency in exactly one
-// pool, and the mode consistent with the pools.
-func (s *Scenario) checkConfiguration(p *problems, path string, c Configuration, known map[string]bool) {
-	pp := join(path, "pools")
-	mode := c.Mode
-	switch service.Mode(mode) {
-	case "":
-		mode = inferMode(c.Pools, s.DependencyNames())
-	case service.ModeShared, service.ModeSplit, service.ModeNone:
-	default:
-		p.add(join(path, "mode"), "unknown mode %q (known: shared, split, none)", c.Mode)
-		return
+// checkConfiguration checks what a configuration adds to the service's own rules: a pool layout
+// written as split must not be one pool covering every dependency (that is the shared layout).
+// Everything else about its pools is the service's check (see checkService).
+func (s *Scenario) checkConfiguration(p *problems, path string, c Configuration) {
+	if service.Mode(c.Mode) == service.ModeSplit && len(c.Pools) == 1 && len(s.Dependencies) > 1 && coversAll(c.Pools[0], s.DependencyNames()) {
+		p.add(join(path, "pools"), "mode split with one pool covering every dependency is a shared pool: write mode shared, or give each dependency (or group) its own pool")
 	}
-	switch service.Mode(mode) {
-	case service.ModeNone:
-		if len(c.Pools) > 0 {
-			p.add(pp, "mode none admits every call at once and takes no pools, got %d", len(c.Pools))
-		}
-		return
-	case service.ModeShared:
-		if len(c.Pools) != 1 {
-			p.add(pp, "mode shared needs exactly one pool covering every dependency, got %d pools (or write `pools: default` with size)", len(c.Pools))
-		}
-	case service.ModeSplit:
-		if len(c.Pools) == 0 {
-			p.add(pp, "mode split needs pools (or `pools: default` with size)")
-		} else if len(c.Pools) == 1 && len(s.Dependencies) > 1 && coversAll(c.Pools[0], s.DependencyNames()) {
-			p.add(pp, "mode split with one pool covering every dependency is a shared pool: write mode shared, or give each dependency (or group) its own pool")
-		}
+}
+
+// checkService validates the service config of every configuration with service.Config.Validate
+// and reports each of its problems once, at the scenario's field path (see scenarioPath). A
+// scenario without configurations is checked as one of mode none, so that its dependencies and
+// endpoints are checked still.
+func (s *Scenario) checkService(p *problems) {
+	confs := s.Configurations
+	if len(confs) == 0 {
+		confs = []Configuration{{Mode: string(service.ModeNone)}}
 	}
-	owner := map[string]string{}
-	poolNames := map[string]bool{}
-	for j, pl := range c.Pools {
-		path := index(pp, j)
-		s.checkUniqueName(p, join(path, "name"), "pool", pl.Name, poolNames)
-		switch service.PoolKind(pl.Kind) {
-		case "", service.KindSemaphore, service.KindWorkers:
-		default:
-			p.add(join(path, "kind"), "unknown pool kind %q (known: semaphore, workers)", pl.Kind)
+	seen := map[[2]string]bool{}
+	for i, c := range confs {
+		var ve *service.ValidationError
+		if !errors.As(s.serviceConfig(c, placeholderURL).Validate(), &ve) {
+			continue
 		}
-		if pl.Size <= 0 {
-			p.add(join(path, "size"), "must be > 0, got %d", pl.Size)
-		}
-		if pl.Queue < 0 {
-			p.add(join(path, "queue"), "must be >= 0 (0 = no waiting room), got %d", pl.Queue)
-		}
-		if pl.MaxWait < 0 {
-			p.add(join(path, "max_wait"), "must be >= 0, got %v", pl.MaxWait)
-		}
-		if len(pl.Dependencies) == 0 && len(pl.Inbound) == 0 {
-			p.add(join(path, "dependencies"), "a pool must cover at least one dependency (or list inbound endpoints)")
-		}
-		for k, dep := range pl.Dependencies {
-			dp := index(join(path, "dependencies"), k)
-			switch {
-			case !known[dep]:
-				p.add(dp, "unknown dependency %q (known: %s)", dep, s.knownList())
-			case owner[dep] != "":
-				p.add(dp, "dependency %q is already in pool %q; each dependency belongs to exactly one pool", dep, owner[dep])
-			default:
-				owner[dep] = pl.Name
+		for _, fe := range ve.Problems {
+			path := scenarioPath(i, fe.Path)
+			if seen[[2]string{path, fe.Reason}] {
+				continue // a dependency's or an endpoint's problem, found again in the next configuration
 			}
+			seen[[2]string{path, fe.Reason}] = true
+			p.add(path, "%s", fe.Reason)
 		}
 	}
-	if len(c.Pools) == 0 {
-		return
+}
+
+// placeholderURL stands in for the proxies' URLs when a configuration is validated before a run.
+func placeholderURL(string) string { return "http://dependency.invalid" }
+
+// scenarioPath maps a field path of configuration conf's service.Config to the scenario's: the
+// mode and pools are the configuration's, the client timeout is the scenario's timeout, the
+// connection caps are its limits; dependencies and endpoints are the scenario's own lists, in the
+// same order.
+func scenarioPath(conf int, path string) string {
+	switch {
+	case path == "mode" || path == "pools" || strings.HasPrefix(path, "pools["):
+		return join(index("configurations", conf), path)
+	case path == "client_timeout":
+		return "timeout"
+	case path == "max_inbound_conns" || path == "max_outbound_conns":
+		return join("limits", path)
 	}
-	for _, d := range s.Dependencies {
-		if known[d.Name] && owner[d.Name] == "" {
-			p.add(pp, "dependency %q is in no pool; each dependency belongs to exactly one pool", d.Name)
+	return path
+}
+
+// checkDuration reports a duration outside [0, service.MaxDuration].
+func checkDuration(p *problems, path string, d time.Duration) {
+	switch {
+	case d < 0:
+		p.add(path, "must be >= 0, got %v", d)
+	case d > service.MaxDuration:
+		p.add(path, "%v is longer than the %v allowed", d, service.MaxDuration)
+	}
+}
+
+// checkRate reports a rate outside [MinRate, loadgen.MaxRate].
+func checkRate(p *problems, path string, r float64) {
+	if !(r >= MinRate && r <= loadgen.MaxRate) {
+		p.add(path, "must be a rate in [%g, %g] requests/s, got %v", MinRate, float64(loadgen.MaxRate), r)
+	}
+}
+
+// checkFolderName reports a configuration name the run folder cannot hold as a folder of its own:
+// one of the run folder's own files, or one that differs from an earlier name only in case (the
+// same folder on a case-insensitive file system, and run folders travel between machines).
+func checkFolderName(p *problems, path, name string, folders map[string]string) {
+	if service.ValidName(name) != "" {
+		return // reported by checkName
+	}
+	for _, own := range rundir.OwnFiles {
+		if strings.EqualFold(name, own) {
+			p.add(path, "%q is the name of the run folder's own %s (reserved: %s)", name, own, strings.Join(rundir.OwnFiles, ", "))
+			return
 		}
 	}
+	if other, ok := folders[strings.ToLower(name)]; ok && other != name {
+		p.add(path, "%q and %q differ only in case: the same folder on a case-insensitive file system", other, name)
+	}
+	folders[strings.ToLower(name)] = name
 }

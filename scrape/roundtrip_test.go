@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/bulkheadlab/bulkhead/outcome"
+	"github.com/bulkheadlab/bulkhead/scenarios"
 	"github.com/bulkheadlab/bulkhead/scrape"
 	"github.com/bulkheadlab/bulkhead/service"
 )
@@ -95,17 +96,17 @@ func TestRoundTrip(t *testing.T) {
 		turn  int // further calls to /a, turned away at once
 		want  []outcome.Resource
 	}{
-		{name: "split semaphores", pools: service.DefaultPools(service.ModeSplit, 4, []string{"A", "B"}, time.Minute),
+		{name: "split semaphores", pools: scenarios.DefaultPools(service.ModeSplit, 4, []string{"A", "B"}, time.Minute),
 			held: 2, turn: 3, want: []outcome.Resource{
 				{Name: "pool:A", Capacity: 2, InUse: 2, Rejected: 3},
 				{Name: "pool:B", Capacity: 2, InUse: 0},
 			}},
-		{name: "shared workers with a queue", pools: service.DefaultPools(service.ModeShared, 2, []string{"A", "B"}, time.Minute),
+		{name: "shared workers with a queue", pools: scenarios.DefaultPools(service.ModeShared, 2, []string{"A", "B"}, time.Minute),
 			held: 2, extra: 3, turn: 0, want: []outcome.Resource{
 				{Name: "pool:shared", Capacity: 2, InUse: 2},
 				{Name: "queue:shared", Capacity: 4, InUse: 3},
 			}},
-		{name: "shared workers, queue full", pools: service.DefaultPools(service.ModeShared, 1, []string{"A", "B"}, time.Minute),
+		{name: "shared workers, queue full", pools: scenarios.DefaultPools(service.ModeShared, 1, []string{"A", "B"}, time.Minute),
 			held: 1, extra: 2, turn: 2, want: []outcome.Resource{
 				{Name: "pool:shared", Capacity: 1, InUse: 1},
 				{Name: "queue:shared", Capacity: 2, InUse: 2, Rejected: 2},
@@ -211,7 +212,7 @@ func TestRoundTrip(t *testing.T) {
 // alone (the service renders the page, most of it the Go and process collectors) and the parse
 // alone.
 func BenchmarkScrape(b *testing.B) {
-	svc, _, url := builtin(b, service.DefaultPools(service.ModeSplit, 10, []string{"A", "B"}, time.Second))
+	svc, _, url := builtin(b, scenarios.DefaultPools(service.ModeSplit, 10, []string{"A", "B"}, time.Second))
 	_ = svc
 	s, err := scrape.New(url+service.MetricsPath, scrape.Config{}, nil)
 	if err != nil {

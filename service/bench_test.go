@@ -158,7 +158,7 @@ func BenchmarkSemaphoreDo(b *testing.B) {
 	}
 }
 
-// BenchmarkPoolMemory builds 500 pools of 20 slots, seed 003's partner hub: the bytes the
+// BenchmarkPoolMemory builds 500 pools of 20 slots, a partner hub: the bytes the
 // semaphore pools allocate, and for worker pools the bytes, goroutines and stack they hold.
 func BenchmarkPoolMemory(b *testing.B) {
 	const pools, size = 500, 20
@@ -245,7 +245,7 @@ func TestAddedLatency(t *testing.T) {
 	for _, mode := range []Mode{ModeNone, ModeSplit, ModeShared} {
 		s, err := New(Config{
 			Mode:          mode,
-			Pools:         DefaultPools(mode, 64, []string{"A"}, time.Second),
+			Pools:         layout(mode, 64, []string{"A"}, time.Second),
 			Dependencies:  []DependencyConfig{{Name: "A", URL: dep.URL}},
 			Endpoints:     []EndpointConfig{{Path: "/a", Calls: []string{"A"}}},
 			ClientTimeout: time.Second,

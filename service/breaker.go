@@ -20,10 +20,10 @@ const (
 // MinCalls calls all failed. The second rule is the failure ratio over a count-based sliding
 // window of the last MinCalls calls (Resilience4j's COUNT_BASED window), which gobreaker's
 // cumulative counts cannot express: with Interval 0 they are never cleared, so a long healthy
-// period would otherwise dilute a run of slow calls for as long again (seed 000's breaker that
-// "trips after ten slow calls" would not trip for minutes after a busy morning). A failure is an error
-// of the call, a timeout, or a successful call slower than SlowCallThreshold (seed 000: a slow
-// dependency answering 200 is the case a plain failure counter cannot see). Not counted: pool
+// period would otherwise dilute a run of slow calls for as long again (a breaker that "trips
+// after ten slow calls" would not trip for minutes after a busy morning). A failure is an error
+// of the call, a timeout, or a successful call slower than SlowCallThreshold (a slow dependency
+// answering 200 is the case a plain failure counter cannot see). Not counted: pool
 // rejections (they say nothing about the dependency) and calls abandoned because the request
 // went away or a sibling call failed.
 func newBreaker(name string, cfg BreakerConfig) *gobreaker.CircuitBreaker[struct{}] {

@@ -14,7 +14,9 @@
 //
 // Config.Mode chooses the layout: shared (one pool for every dependency), split (a pool per
 // dependency or named group, each dependency in exactly one) or none (no pool, so the next scarce
-// resource shows). DefaultPools encodes seed 004's layouts and explains why.
+// resource shows). Which layouts an experiment compares is the experiment's business (the
+// scenarios package); the service builds what its Config says. Config.Validate is the one check
+// of a Config, returning every problem as a FieldError named by its yaml key path.
 //
 // # Calls and their order
 //
@@ -23,7 +25,7 @@
 // call bounded by Config.ClientTimeout from the moment the pool admitted it. The breaker sits
 // outside the pool so that an open breaker rejects without taking a slot, and pool rejections are
 // not counted as dependency failures. Endpoints with several calls start them concurrently and
-// collect them in order under a per-call or shared Deadline (seed 002).
+// collect them in order under a per-call or shared Deadline.
 //
 // # Outcomes
 //

@@ -35,3 +35,20 @@ func checkNoLeak(t *testing.T, base int) {
 	buf = buf[:runtime.Stack(buf, true)]
 	t.Fatalf("goroutines: %d after shutdown, want <= %d\n%s", n, base, buf)
 }
+
+// layout returns the two pool layouts the tests compare, for p slots in total: shared is one
+// workers pool of size p with a queue of 2p waiting at most timeout, split a semaphore of p/2
+// (at least 1) per dependency without a queue, none no pool.
+func layout(mode Mode, p int, deps []string, timeout time.Duration) []PoolConfig {
+	switch mode {
+	case ModeNone:
+		return nil
+	case ModeSplit:
+		var pools []PoolConfig
+		for _, d := range deps {
+			pools = append(pools, PoolConfig{Name: d, Kind: KindSemaphore, Size: max(1, p/2), Dependencies: []string{d}})
+		}
+		return pools
+	}
+	return []PoolConfig{{Name: "shared", Kind: KindWorkers, Size: p, QueueCapacity: 2 * p, MaxWait: timeout, Dependencies: deps}}
+}

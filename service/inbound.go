@@ -21,8 +21,8 @@ const MaxGivenUpIDs = 100
 // maxItemID bounds the length of an item id taken from the X-Bulkhead-Item request header.
 const maxItemID = 128
 
-// inbound is one accept-fast endpoint: seed 000's "other direction". Carrier C's webhooks arrive
-// as a burst when C's own backlog drains; each one is acknowledged at once (202, so the sender
+// inbound is one accept-fast endpoint: the "other direction". A partner's webhooks arrive as a
+// burst when its own backlog drains; each one is acknowledged at once (202, so the sender
 // does not retry and turn the burst into a larger one) and becomes an item of work. An item is
 // dispatched to its own goroutine, which tries to take a slot of the inbound bulkhead (the pool
 // InboundConfig.Pool names) and, holding it, calls the endpoint's dependencies in order, each
@@ -35,8 +35,8 @@ const maxItemID = 128
 // With Dedupe, each dispatch's fingerprint (endpoint, item id, attempt) goes into a dedupe set
 // and a dispatch whose fingerprint is already there is dropped as a duplicate: redeliveries of an
 // item are dropped, deferred items are not, because the attempt changes the fingerprint. With
-// OmitAttempt the fingerprint leaves the attempt out and every deferred item is dropped: the trap
-// the seed warns of.
+// OmitAttempt the fingerprint leaves the attempt out and every deferred item is dropped: the
+// well-known trap.
 //
 // The dedupe set keeps every fingerprint for the life of the service (one entry per dispatch):
 // it models the idempotency store, not a bounded cache.

@@ -88,11 +88,11 @@ func inboundStats(s *Service) InboundStats {
 
 var accepted = result{status: http.StatusAccepted, outcome: outcome.Accepted}
 
-// TestInboundDefersWithAttemptCounter is seed 000's "what to do when there is no slot": the
+// TestInboundDefersWithAttemptCounter is "what to do when there is no slot": the
 // second webhook finds the inbound bulkhead's only slot taken, is acknowledged anyway (202, at
 // once: the first one's processing is still held), deferred and re-dispatched with its attempt
 // counter one higher. With a dedupe set keyed on the fingerprint, the counter is what keeps the
-// re-dispatch from being dropped as a duplicate; leaving it out loses the item, as the seed warns.
+// re-dispatch from being dropped as a duplicate; leaving it out loses the item.
 func TestInboundDefersWithAttemptCounter(t *testing.T) {
 	tests := []struct {
 		name        string
@@ -252,7 +252,7 @@ func TestInboundShutdownCountsPending(t *testing.T) {
 }
 
 // TestInboundSharesLookupPool: webhooks processed in the pool the lookups use take its slots, so
-// a burst of them turns lookups away (seed 000: "that work goes into the same five slots
+// a burst of them turns lookups away ("that work goes into the same five slots
 // everything else uses").
 func TestInboundSharesLookupPool(t *testing.T) {
 	a := newFakeDep(t, false, http.StatusOK)
@@ -306,8 +306,8 @@ func TestInboundConfigValidate(t *testing.T) {
 	}{
 		{name: "inbound-only pool", change: func(*Config) {}},
 		{name: "unknown pool", change: func(c *Config) { c.Endpoints[1].Inbound.Pool = "nope" }, wantErr: `endpoints[1].inbound.pool: unknown pool "nope"`},
-		{name: "pool covering nothing and used by nobody", change: func(c *Config) { c.Endpoints[1].Inbound.Pool = "A" }, wantErr: "pools[1].dependencies: must not be empty"},
-		{name: "negative attempts", change: func(c *Config) { c.Endpoints[1].Inbound.Attempts = -1 }, wantErr: "endpoints[1].inbound: attempts"},
+		{name: "pool covering nothing and used by nobody", change: func(c *Config) { c.Endpoints[1].Inbound.Pool = "A" }, wantErr: "pools[1].dependencies: a pool must cover at least one dependency"},
+		{name: "negative attempts", change: func(c *Config) { c.Endpoints[1].Inbound.Attempts = -1 }, wantErr: "endpoints[1].inbound.attempts: must be >= 0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -17,7 +17,7 @@ func TestSnapshotMemory(t *testing.T) {
 	tests := []struct {
 		name    string
 		mode    Mode
-		workers int // goroutines the layout starts: DefaultPools(shared) is a workers pool of size P
+		workers int // goroutines the layout starts: layout(shared) is a workers pool of size P
 	}{
 		{"split semaphores start no goroutines", ModeSplit, 0},
 		{"a shared pool of 2000 workers", ModeShared, 2000},

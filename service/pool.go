@@ -67,8 +67,8 @@ func (e *RejectedError) Unwrap() error { return e.Err }
 // NewPool builds the pool described by cfg. It returns an error naming the field when cfg
 // cannot run (see Config.Validate).
 func NewPool(cfg PoolConfig) (Pool, error) {
-	if errs := validatePool("pool", cfg); len(errs) > 0 {
-		return nil, &ValidationError{Problems: errs}
+	if problems := validatePool("pool", cfg); len(problems) > 0 {
+		return nil, &ValidationError{Problems: problems}
 	}
 	switch cfg.Kind {
 	case KindWorkers:

@@ -16,13 +16,13 @@ import "github.com/bulkheadlab/bulkhead/outcome"
 //     cap (the outbound cap is shared); Rejected 0.
 //   - calls:<dep>: the dependency's calls in flight (admitted by its pool, waiting for the
 //     answer). Capacity is the size of the dependency's pool when that pool holds no other
-//     dependency (the cap on this dependency alone, seed 000's "B capped at two slots"), else 0:
+//     dependency (the cap on this dependency alone, "B capped at two slots"), else 0:
 //     in a pool shared with others no count of its own calls is a limit. Rejected 0 (the pool's
 //     rejections are counted on pool:<name>).
 //   - breaker:<dep>: only when the dependency has a circuit breaker. Capacity 1, InUse 1 while
 //     the breaker is open and 0 while it is closed or half-open, so "saturated" means "open";
 //     Rejected counts the calls the breaker turned away.
-//   - inbound:<path>: an inbound endpoint's backlog (seed 000's webhooks). Capacity is its
+//   - inbound:<path>: an inbound endpoint's backlog (webhooks, say). Capacity is its
 //     MaxBacklog, InUse the items accepted and not finished (in progress or waiting for a
 //     retry), Rejected the items given up after their last attempt.
 //   - retry:<path>: Capacity 0, InUse the deferred items waiting for their retry, Rejected the

@@ -27,7 +27,7 @@ func TestResourcesCalls(t *testing.T) {
 		want outcome.Resource
 	}{
 		{
-			// Seed 000's fix: B capped at two slots in a pool of its own.
+			// The fix for a slow B: B capped at two slots in a pool of its own.
 			name: "dedicated pool: capacity is the pool size",
 			snap: Snapshot{
 				Pools:        []PoolStats{{Name: "B", Capacity: 2}, {Name: "AC", Capacity: 3}},

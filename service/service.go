@@ -43,9 +43,10 @@ type Service struct {
 	closeOnce sync.Once
 }
 
-// New validates cfg, builds the pools (starting the worker goroutines of workers pools) and one
-// HTTP transport per dependency. It returns a *ValidationError (errors.Is ErrInvalidConfig) when
-// cfg cannot run, leaving nothing started. Call Shutdown to release what it started.
+// New validates cfg (Validate), builds the pools (starting the worker goroutines of workers
+// pools), one HTTP transport per dependency and the routes. It returns a *ValidationError
+// (errors.Is ErrInvalidConfig) when cfg cannot run, leaving nothing started. Call Shutdown to
+// release what it started.
 func New(cfg Config) (*Service, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -109,17 +110,18 @@ func New(cfg Config) (*Service, error) {
 	s.registry.MustRegister(collector{s})
 	reqs := newRequestMetrics()
 	reqs.register(s.registry)
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET "+DebugResourcesPath, s.serveResources)
-	mux.Handle("GET "+MetricsPath, promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{}))
+	r := newRouter(http.HandlerFunc(s.serveResources), promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{}))
 	for _, e := range cfg.Endpoints {
+		h := s.endpoint
 		if e.Inbound != nil {
-			mux.Handle(e.Path, reqs.instrument(e.Path, s.inboundEndpoint(e)))
-			continue
+			h = s.inboundEndpoint
 		}
-		mux.Handle(e.Path, reqs.instrument(e.Path, s.endpoint(e)))
+		if err := r.handle(e.Path, reqs.instrument(e.Path, h(e))); err != nil { // unreachable after Validate, which registers the same way
+			s.Shutdown(context.Background()) //nolint:errcheck // nothing serves yet: it only closes
+			return nil, fmt.Errorf("endpoint %s: %w", e.Path, err)
+		}
 	}
-	s.handler = mux
+	s.handler = r.mux
 	return s, nil
 }
 
@@ -231,7 +233,7 @@ func (s *Service) endpoint(e EndpointConfig) http.Handler {
 }
 
 // callAll starts every call of one request concurrently and collects the results in order, the
-// way seed 002 collects Futures. With shared == false (per-call) each wait gets its own
+// way a caller collects Futures. With shared == false (per-call) each wait gets its own
 // ClientTimeout budget, started when the wait starts, and the call is cancelled when its wait
 // runs out: the worst case is the sum of the budgets. With shared == true one ClientTimeout
 // budget, started with the request, covers every wait. The first failure in order ends the

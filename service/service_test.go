@@ -118,7 +118,7 @@ func twoDeps(mode Mode, p int, a, b *fakeDep, timeout time.Duration) Config {
 	names := []string{"A", "B"}
 	return Config{
 		Mode:  mode,
-		Pools: DefaultPools(mode, p, names, timeout),
+		Pools: layout(mode, p, names, timeout),
 		Dependencies: []DependencyConfig{
 			{Name: "A", URL: a.srv.URL},
 			{Name: "B", URL: b.srv.URL},
@@ -130,7 +130,7 @@ func twoDeps(mode Mode, p int, a, b *fakeDep, timeout time.Duration) Config {
 
 var ok = result{200, outcome.OK, "", "", ""}
 
-// TestSharedPoolStarvesB is seed 004's claim in miniature: A stalls (held open) and only /a calls
+// TestSharedPoolStarvesB is the bulkhead claim in miniature: A stalls (held open) and only /a calls
 // it. With one shared pool of P=2 workers (queue 4), A's calls take both workers and fill the
 // queue, and /b, which never calls A, is turned away. With split pools of P/2, A's calls are
 // rejected at once once A's one permit is taken, and /b keeps answering 200.
@@ -361,7 +361,7 @@ func (t *fakeTimer) fire() {
 	}
 }
 
-// TestDeadlines is seed 002's budget arithmetic with both calls of /ab stalled. Per-call: the
+// TestDeadlines is the budget arithmetic of a fan-out with both calls of /ab stalled. Per-call: the
 // wait for A gets one budget; when A answers, the wait for B gets a fresh one, so the worst case
 // is two budgets back to back. Shared: one budget for the whole request; when it runs out both
 // calls are cut and the request ends with one timeout, naming A (the first wait in order).
@@ -422,7 +422,7 @@ func (t *fakeTimer) stop() bool {
 	return was
 }
 
-// TestBreakerTripsOnSlowCalls is seed 000: a dependency that answers 200, slowly. With a slow-call
+// TestBreakerTripsOnSlowCalls: a dependency that answers 200, slowly. With a slow-call
 // threshold every call counts as a failure and the breaker opens after MinCalls; without one the
 // breaker never sees a failure.
 func TestBreakerTripsOnSlowCalls(t *testing.T) {

@@ -131,7 +131,7 @@ func (c Cell) Name() string {
 func scalePool(p scenarios.Pool, size, base int) scenarios.Pool {
 	q := p
 	q.Size = max(1, p.Size*size/base)
-	q.Queue = p.Queue * size / base
+	q.QueueCapacity = p.QueueCapacity * size / base
 	q.Dependencies = slices.Clone(p.Dependencies)
 	return q
 }

@@ -5,7 +5,7 @@
 //
 // For every cell of the grid, Derive builds a scenario from the base: the shared pool scaled to P
 // slots, every split pool scaled by the same factor (P/2 each for the seed-004 layout, as
-// service.DefaultPools has it), a time line of a baseline phase and a fault phase of equal length
+// scenarios.DefaultPools has it), a time line of a baseline phase and a fault phase of equal length
 // with the fault dependency delayed by fraction x timeout, and every endpoint at the cell's rate.
 // Run writes each derived scenario to a file, runs it with experiment.Run into its own run folder
 // inside one sweep folder, analyses it with report.Analyze, and collects the unaffected endpoint's

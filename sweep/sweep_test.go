@@ -91,11 +91,11 @@ func TestDeriveScalesPoolsAndFault(t *testing.T) {
 				t.Fatalf("%d configurations, want 2", len(sc.Configurations))
 			}
 			sh, sp := sc.Configurations[0], sc.Configurations[1]
-			if p := sh.Pools[0]; p.Size != tt.sharedSize || p.Queue != tt.sharedQueue || p.Kind != "workers" || p.MaxWait != 500*time.Millisecond {
+			if p := sh.Pools[0]; p.Size != tt.sharedSize || p.QueueCapacity != tt.sharedQueue || p.Kind != "workers" || p.MaxWait != 500*time.Millisecond {
 				t.Errorf("shared pool %v, want workers size %d queue %d max_wait 500ms", p, tt.sharedSize, tt.sharedQueue)
 			}
 			for _, p := range sp.Pools {
-				if p.Size != tt.splitSize || p.Queue != 0 {
+				if p.Size != tt.splitSize || p.QueueCapacity != 0 {
 					t.Errorf("split pool %v, want size %d queue 0", p, tt.splitSize)
 				}
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/bulkheadlab/bulkhead/faults"
 	"github.com/bulkheadlab/bulkhead/report"
 	"github.com/bulkheadlab/bulkhead/scenarios"
+	"github.com/bulkheadlab/bulkhead/service"
 )
 
 // control is one variant of the hypothesis scenario and the claims it must not let hold.
@@ -41,7 +42,7 @@ var controls = []control{
 		name: "pool large enough to absorb the stall", expected: "P1 not measurable (the fault does not hurt /a) or does not hold",
 		configurations: []string{"shared"}, phases: map[string]time.Duration{"baseline": long, "latency": long},
 		change: func(s *scenarios.Scenario) {
-			s.Configurations[0].Pools[0].Size, s.Configurations[0].Pools[0].Queue = 40, 80
+			s.Configurations[0].Pools[0].Size, s.Configurations[0].Pools[0].QueueCapacity = 40, 80
 		},
 		targets: []string{"P1-error-level", "P1-p99-level", "P1-within-5-timeouts"},
 	},
@@ -105,10 +106,10 @@ var controls = []control{
 		name: "three endpoints with Poisson arrivals", expected: "P1 and P4 not measurable or inconclusive: at 10/s each nothing starves, and Poisson noise must not decide",
 		configurations: []string{"shared", "split"}, phases: map[string]time.Duration{"baseline": long, "latency": long, "errors": long},
 		change: func(s *scenarios.Scenario) {
-			s.Dependencies = append(s.Dependencies, scenarios.Dependency{Name: "C", Latency: 5 * time.Millisecond, Jitter: time.Millisecond})
-			s.Endpoints = append(s.Endpoints, scenarios.Endpoint{Path: "/c", Calls: []string{"C"}})
+			s.Dependencies = append(s.Dependencies, scenarios.Dependency{DependencyConfig: service.DependencyConfig{Name: "C"}, Latency: 5 * time.Millisecond, Jitter: time.Millisecond})
+			s.Endpoints = append(s.Endpoints, scenarios.Endpoint{EndpointConfig: service.EndpointConfig{Path: "/c", Calls: []string{"C"}}})
 			s.Configurations[0].Pools[0].Dependencies = []string{"A", "B", "C"}
-			s.Configurations[1].Pools = append(s.Configurations[1].Pools, scenarios.Pool{Name: "C", Kind: "semaphore", Size: 5, Dependencies: []string{"C"}})
+			s.Configurations[1].Pools = append(s.Configurations[1].Pools, scenarios.Pool{PoolConfig: service.PoolConfig{Name: "C", Kind: service.KindSemaphore, Size: 5, Dependencies: []string{"C"}}})
 			s.Load.Arrivals = "poisson"
 			setRate(s, 10)
 		},

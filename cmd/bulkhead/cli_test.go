@@ -191,3 +191,59 @@ func TestRunOnlyLeavesOutClaimsAboutOtherConfigurations(t *testing.T) {
 		t.Errorf("run.json overrides %+v, want scale 0.05 and only breaker", run.Overrides)
 	}
 }
+
+// serve builds its service through the same validation as a scenario: a path the router would
+// read as a pattern is an error naming the field, not a panic.
+func TestServeRefusesRouterPatterns(t *testing.T) {
+	tests := []struct{ endpoint, want string }{
+		{"/{=A", `endpoints[0].path: "/{" holds { or }, which the router reads as a wildcard pattern`},
+		{"/metrics=A", `endpoints[0].path: "/metrics" collides with the service's own /metrics`},
+		{"/a/../b=A", `endpoints[0].path: "/a/../b" is not a clean path`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.endpoint, func(t *testing.T) {
+			_, err := executeCommand(t, "serve", "--dep", "A=http://127.0.0.1:1", "--endpoint", tt.endpoint, "--addr", "127.0.0.1:0")
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+const absurdScenario = `name: absurd
+timeout: 500ms
+dependencies:
+  - {name: A, latency: 5ms}
+endpoints:
+  - {path: /a, calls: [A]}
+load:
+  rate: 1000000/s
+configurations:
+  - {name: shared, mode: shared, size: 4, pools: default}
+phases:
+  - name: forever
+    duration: 1000h
+`
+
+// A run that needs more than the machine has is refused before anything starts, with the
+// estimate printed; it validates, so only the estimate stops it.
+func TestRunRefusesTheAbsurd(t *testing.T) {
+	if machine(t.TempDir()) == (scenarios.Machine{}) {
+		t.Skip("this system reports nothing about its machine, so no run is refused")
+	}
+	file := writeFile(t, "absurd.yaml", absurdScenario)
+	if _, err := executeCommand(t, "validate", file); err != nil {
+		t.Fatalf("validate: %v", err)
+	}
+	out := filepath.Join(t.TempDir(), "results")
+	printed, err := executeCommand(t, "run", file, "--out", out)
+	if err == nil || !strings.Contains(err.Error(), "the run needs more than this machine has") || !strings.Contains(err.Error(), "PiB of raw results") {
+		t.Fatalf("err = %v, want the refusal naming the raw results", err)
+	}
+	if !strings.Contains(printed, "estimate: 3.6e+12 requests") || !strings.Contains(printed, "machine:") {
+		t.Errorf("printed %q, want the estimate and the machine", printed)
+	}
+	if _, statErr := os.Stat(out); !os.IsNotExist(statErr) {
+		t.Errorf("results folder created despite the refusal")
+	}
+}

@@ -31,6 +31,7 @@ type runOptions struct {
 	LagLimit    time.Duration
 	Parallel    int
 	JSON        bool
+	Force       bool
 }
 
 func newRunCmd(runF func(*cobra.Command, *runOptions) error) *cobra.Command {
@@ -73,6 +74,7 @@ With --json, stdout carries only summary.json's verdict block (progress goes to 
 	f.BoolVar(&o.Plain, "plain", false, "print plain progress lines even on a terminal")
 	f.IntVar(&o.Parallel, "parallel", 0, "how many configuration runs (configurations x repetitions) run at once, each with its own service, Toxiproxy and load (default: as many as the cores hold at the scenario's rate; 1: one after another)")
 	f.BoolVar(&o.JSON, "json", false, "print summary.json's verdict block (or, with --no-report, the run folder) as JSON on stdout; progress goes to stderr")
+	f.BoolVar(&o.Force, "force", false, "start even when the estimate (requests, disk, file descriptors, memory) exceeds what this machine has")
 	f.DurationVar(&o.LagLimit, "lag-limit", 0, "send-lag p99 above which a configuration's run is marked invalid (default: the scenario's load.lag_limit, else 1ms; recorded in the manifest)")
 	return cmd
 }
@@ -99,6 +101,9 @@ func runRun(cmd *cobra.Command, o *runOptions) error {
 	}
 	if cmd.Flags().Changed("parallel") && o.Parallel <= 0 {
 		return usageError(fmt.Errorf("--parallel: must be > 0, got %d", o.Parallel))
+	}
+	if err := checkEstimate(out, sc, o.Out, o.Parallel, o.Force); err != nil {
+		return usageError(err)
 	}
 	live := !o.Plain && !o.JSON && isTerminal(out)
 	fmt.Fprintf(out, "scenario %s (%s): %d configuration(s) x %d repetition(s), time line %s each\n",

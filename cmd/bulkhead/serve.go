@@ -157,7 +157,7 @@ func flagConfig(o *serveOptions) (service.Config, error) {
 	}
 	cfg.Mode = service.Mode(o.Mode)
 	cfg.ClientTimeout = o.Timeout
-	cfg.Pools = service.DefaultPools(cfg.Mode, o.PoolSize, names, o.Timeout)
+	cfg.Pools = scenarios.DefaultPools(cfg.Mode, o.PoolSize, names, o.Timeout)
 	return cfg, nil
 }
 

@@ -1,0 +1,37 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+
+	"github.com/bulkheadlab/bulkhead/experiment"
+	"github.com/bulkheadlab/bulkhead/scenarios"
+)
+
+// checkEstimate prints what running sc with parallel configuration runs at once needs
+// (scenarios.Estimate; parallel 0 means what experiment.Run picks) and, when that is more than
+// this machine offers where the results go, returns an error saying what is short, unless force;
+// then it says so and returns nil. It starts nothing and writes nothing to disk.
+func checkEstimate(w io.Writer, sc *scenarios.Scenario, resultsDir string, parallel int, force bool) error {
+	if parallel <= 0 { // experiment.Run's default
+		parallel = 1
+		if plans, err := experiment.Plans(sc, 0); err == nil {
+			parallel = experiment.DefaultParallel(plans, runtime.NumCPU())
+		}
+	}
+	est := sc.Estimate(parallel)
+	fmt.Fprintf(w, "estimate: %s\n", est)
+	m := machine(resultsDir)
+	over := est.Exceeds(m)
+	if len(over) == 0 {
+		return nil
+	}
+	fmt.Fprintf(w, "machine:  %s\n", m)
+	if force {
+		fmt.Fprintf(w, "--force: starting although the run needs %s\n", strings.Join(over, "; "))
+		return nil
+	}
+	return fmt.Errorf("the run needs more than this machine has (--force starts it anyway):\n  %s", strings.Join(over, "\n  "))
+}

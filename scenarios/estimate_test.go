@@ -1,0 +1,91 @@
+package scenarios
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestEstimate(t *testing.T) {
+	// base: two endpoints at 10/s over a 1 s time line, one configuration without pools.
+	tests := []struct {
+		name     string
+		old, new string
+		parallel int
+		want     Estimate
+	}{
+		{"base", "", "", 1, Estimate{
+			Requests: 20, InFlight: 2 * 10 * 2, // 10/s x the load timeout (4 x 500ms) per endpoint
+			RawBytes:        20*RawBytesPerRequest + 10*(5+2*2)*ResourceRowBytes,
+			FileDescriptors: FDsBase + 2*FDsPerDependency + 2 + 40*FDsPerInFlight,
+			MemoryBytes:     MemoryBase + 2*MemoryPerEndpoint + 40*MemoryPerInFlight + 2*MemoryPerDependency,
+			Wall:            time.Second, Parallel: 1,
+		}},
+		{"repetitions and configurations multiply the totals, not the peaks", "  - name: none\n", "  - name: none\n  - name: other\nrepetitions: 3\n", 1, Estimate{
+			Requests: 6 * 20, InFlight: 40,
+			RawBytes:        6 * (20*RawBytesPerRequest + 10*(5+2*2)*ResourceRowBytes),
+			FileDescriptors: FDsBase + 2*FDsPerDependency + 2 + 40*FDsPerInFlight,
+			MemoryBytes:     MemoryBase + 2*MemoryPerEndpoint + 40*MemoryPerInFlight + 2*MemoryPerDependency,
+			Wall:            6 * time.Second, Parallel: 1,
+		}},
+		{"runs at once multiply the peaks and divide the wall time", "  - name: none\n", "  - name: none\n  - name: other\nrepetitions: 3\n", 4, Estimate{
+			Requests: 6 * 20, InFlight: 4 * 40,
+			RawBytes:        6 * (20*RawBytesPerRequest + 10*(5+2*2)*ResourceRowBytes),
+			FileDescriptors: FDsBase + 4*(2*FDsPerDependency+2+40*FDsPerInFlight),
+			MemoryBytes:     MemoryBase + 4*(2*MemoryPerEndpoint+40*MemoryPerInFlight+2*MemoryPerDependency),
+			Wall:            2 * time.Second, Parallel: 4, // 6 runs, 4 at a time: two rounds
+		}},
+		{"workers count their goroutines; phase rates their own segments", "    duration: 1s\n", "    duration: 1s\n    rates: {/a: 0}\n  - {name: q, duration: 1s, rates: {/a: 100/s}}\n", 1, Estimate{
+			Requests: 100 + 20, InFlight: 100*2 + 10*2, // /a: 0 then 100/s; /b: 10/s for 2 s
+			RawBytes:        120*RawBytesPerRequest + 20*(5+2*2)*ResourceRowBytes,
+			FileDescriptors: FDsBase + 2*FDsPerDependency + 2 + 220*FDsPerInFlight,
+			MemoryBytes:     MemoryBase + 2*MemoryPerEndpoint + 220*MemoryPerInFlight + 2*MemoryPerDependency,
+			Wall:            2 * time.Second, Parallel: 1,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := base
+			if tt.old != "" {
+				src = edit(t, tt.old, tt.new)
+			}
+			s, err := Parse("t.yaml", []byte(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := s.Estimate(tt.parallel)
+			near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+			if !near(got.Requests, tt.want.Requests) || !near(got.RawBytes, tt.want.RawBytes) || !near(got.InFlight, tt.want.InFlight) ||
+				!near(got.FileDescriptors, tt.want.FileDescriptors) || !near(got.MemoryBytes, tt.want.MemoryBytes) || got.Wall != tt.want.Wall || got.Parallel != tt.want.Parallel {
+				t.Errorf("Estimate =\n  %+v\nwant\n  %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// The absurd scenario of issue 10 (1e6 requests/s for 1,000 h) validates, and its estimate is
+// what refuses it: petabytes of raw results, the load generator's worker cap in flight.
+func TestEstimateOfTheAbsurd(t *testing.T) {
+	src := strings.NewReplacer("rate: 10/s", "rate: 1000000/s", "duration: 1s", "duration: 1000h").Replace(base)
+	s, err := Parse("t.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := s.Estimate(1)
+	if e.Requests != 2*1e6*3600*1000 || e.InFlight != 2*10000 || e.Wall != 1000*time.Hour {
+		t.Errorf("estimate %+v", e)
+	}
+	machine := Machine{FreeDisk: 80 << 30, MaxFiles: 20000, Memory: 1 << 30}
+	over := e.Exceeds(machine)
+	if len(over) != 3 || !strings.Contains(over[0], "PiB of raw results, but 80.0 GiB free") ||
+		!strings.Contains(over[1], "file descriptors, but the limit (RLIMIT_NOFILE) is 20.0k") || !strings.Contains(over[2], "of memory, but 1.0 GiB is available") {
+		t.Errorf("Exceeds = %q", over)
+	}
+	if got := (Estimate{RawBytes: 1}).Exceeds(machine); got != nil {
+		t.Errorf("a small run exceeds: %q", got)
+	}
+	if got := e.Exceeds(Machine{}); got != nil {
+		t.Errorf("an unknown machine refuses: %q", got)
+	}
+}
