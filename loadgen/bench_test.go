@@ -10,18 +10,27 @@ package loadgen
 //	                             (2000,4000,...,16000): the highest rate held at >= 99% in 3 of 3
 //	BULKHEAD_LOADGEN_RSS=1       1000 rps for BULKHEAD_LOADGEN_DURATION (60s) streaming to a file:
 //	                             RSS every 5 s and the peak (VmHWM)
+//	BULKHEAD_LOADGEN_PACING=1    send lag against a trivial 200 server (in-process), 3 runs of
+//	                             BULKHEAD_LOADGEN_DURATION (5s) per rate in BULKHEAD_LOADGEN_RATES
+//	                             (50,1000,4000,8000) and per pacing in BULKHEAD_LOADGEN_PACINGS
+//	                             (the default one), runs interleaved: lag p50/p99/max and the
+//	                             process's CPU use. Run it under taskset -c 0 for one core.
 //	BULKHEAD_LOADGEN_PLAIN_SLEEP=1  pace with vegeta's plain time.Sleep instead of the precise wait
 
 import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -32,10 +41,20 @@ import (
 func setPacing(t *testing.T) {
 	t.Helper()
 	if os.Getenv("BULKHEAD_LOADGEN_PLAIN_SLEEP") != "" {
-		precise = false
-		t.Cleanup(func() { precise = true })
-		t.Log("pacing with vegeta's plain time.Sleep")
+		usePacing(t, "plain")
 	}
+}
+
+// usePacing switches the pacing to the named one for the duration of the test.
+func usePacing(t *testing.T, name string) {
+	t.Helper()
+	p, ok := pacings[name]
+	if !ok {
+		t.Fatalf("no pacing %q", name)
+	}
+	old := pace
+	pace = p
+	t.Cleanup(func() { pace = old })
 }
 
 func envOr(t *testing.T, key, def string) string {
@@ -162,6 +181,115 @@ func ceilingRun(t *testing.T, target string, rate float64, duration time.Duratio
 	}
 	m.Close()
 	return m, checks[0]
+}
+
+func TestFigurePacing(t *testing.T) {
+	if os.Getenv("BULKHEAD_LOADGEN_PACING") == "" {
+		t.Skip("set BULKHEAD_LOADGEN_PACING=1 to measure")
+	}
+	target := os.Getenv("BULKHEAD_LOADGEN_TARGET")
+	where := "given"
+	switch {
+	case target != "":
+	case os.Getenv("BULKHEAD_LOADGEN_SERVER") == "inprocess":
+		srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+		defer srv.Close()
+		target, where = srv.URL+"/", "in this process"
+	default:
+		target, where = trivialServerProcess(t), "in a child process on any core"
+	}
+	duration := envDuration(t, "BULKHEAD_LOADGEN_DURATION", 5*time.Second)
+	var rates []float64
+	for _, s := range strings.Split(envOr(t, "BULKHEAD_LOADGEN_RATES", "50,1000,4000,8000"), ",") {
+		r, err := ParseRate(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rates = append(rates, r)
+	}
+	names := strings.Split(envOr(t, "BULKHEAD_LOADGEN_PACINGS", pace.name), ",")
+	t.Logf("pacing: load generator on GOMAXPROCS %d, trivial server %s (%s), %v per run", runtime.GOMAXPROCS(0), where, target, duration)
+	for _, rate := range rates {
+		for run := range 3 {
+			for _, name := range names {
+				usePacing(t, name)
+				f, err := os.Create(filepath.Join(t.TempDir(), "raw.json"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				cpu0, wall0 := cpuTime(t), time.Now()
+				r := startRun(t, []Attack{{Name: "/", URL: target, Pacer: mustPacer(t, rate, ArrivalsConstant, 0), Out: f}}, duration)
+				checks, err := r.Wait()
+				cpu, wall := cpuTime(t)-cpu0, time.Since(wall0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f.Close()
+				c := checks[0]
+				t.Logf("pacing %-14s %5.0f rps run %d: sent %d of %d, lag p50 %v p99 %v max %v, cpu %.1f%% of a core, valid %v %q",
+					name, rate, run+1, c.Sent, c.Scheduled, c.LagP50, c.LagP99, c.LagMax, 100*cpu.Seconds()/wall.Seconds(), c.Valid, c.Reasons)
+			}
+		}
+	}
+}
+
+// trivialServerProcess starts this test binary as a trivial 200 server (TestTrivialServer) free
+// to run on every core, and returns its URL. It ends when the test does (its stdin closes).
+func trivialServerProcess(t *testing.T) string {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestTrivialServer$")
+	cmd.Env = append(os.Environ(), "BULKHEAD_LOADGEN_TRIVIAL_SERVER=1")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stdin.Close()
+		_ = cmd.Wait()
+	})
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		if u, ok := strings.CutPrefix(sc.Text(), "trivial server "); ok {
+			go func() { _, _ = io.Copy(io.Discard, stdout) }()
+			return u
+		}
+	}
+	t.Fatalf("trivial server did not start: %v", sc.Err())
+	return ""
+}
+
+// TestTrivialServer is the child of trivialServerProcess: a 200 server on a loopback port, on
+// every core whatever affinity it inherited, until its stdin closes.
+func TestTrivialServer(t *testing.T) {
+	if os.Getenv("BULKHEAD_LOADGEN_TRIVIAL_SERVER") == "" {
+		t.Skip("a child process of TestFigurePacing")
+	}
+	if err := useEveryCPU(); err != nil {
+		t.Logf("affinity: %v", err)
+	}
+	runtime.GOMAXPROCS(runtime.NumCPU())
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	fmt.Printf("trivial server %s/\n", srv.URL)
+	_, _ = io.Copy(io.Discard, os.Stdin)
+}
+
+// cpuTime returns the user and system CPU time the process has used so far.
+func cpuTime(t *testing.T) time.Duration {
+	t.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func TestFigureRSS(t *testing.T) {

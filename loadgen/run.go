@@ -137,18 +137,12 @@ type boundedPacer struct {
 	exhausted atomic.Bool
 	beganOnce sync.Once
 	began     time.Time
+	// timer is the pacing goroutine's, created at its first wait; closed when the attack ends.
+	timer *hrTimer
 }
 
 // preciseWindow is the last stretch before a hit that Pace waits out with sleepPrecise.
 const preciseWindow = 2 * time.Millisecond
-
-// preciseMinWait is the shortest wait that takes the precise path. Shorter waits mean a high
-// rate, where the busy runtime checks its timers often and a blocking syscall per hit costs more
-// lag than it saves (measured: p99 3-4 ms plain vs 5-7 ms precise at 12k rps).
-const preciseMinWait = 200 * time.Microsecond
-
-// precise turns the precise wait on (tests and figures compare it with vegeta's plain sleep).
-var precise = true
 
 // Pace waits until hit number hits is due and returns 0, or stops the attack once every hit due
 // within the duration was sent. vegeta would sleep the returned wait with time.Sleep, and the Go
@@ -156,7 +150,6 @@ var precise = true
 // milliseconds), which alone costs about 0.5 ms of send lag on average and 1 ms at p99. So Pace
 // sleeps with the runtime up to preciseWindow before the hit and waits out the rest with the
 // kernel's high-resolution timer, blocking vegeta's pacing goroutine (which does nothing else).
-// Waits shorter than preciseMinWait are left to vegeta.
 func (p *boundedPacer) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
 	now := time.Now()
 	p.beganOnce.Do(func() { p.began = now.Add(-elapsed) })
@@ -165,16 +158,11 @@ func (p *boundedPacer) Pace(elapsed time.Duration, hits uint64) (time.Duration, 
 		return 0, true
 	}
 	wait, stop := p.Pacer.Pace(elapsed, hits)
-	if stop || wait < preciseMinWait || !precise {
+	if stop || wait <= 0 || pace.plain || wait < pace.minWait {
 		return wait, stop
 	}
-	due := now.Add(wait)
-	if wait > preciseWindow {
-		time.Sleep(wait - preciseWindow)
-	}
-	if left := time.Until(due); left > 0 {
-		sleepPrecise(left)
-	}
+	// On the attack's own clock, as the lag is measured.
+	pace.waitUntil(p.began.Add(elapsed+wait), &p.timer)
 	return 0, false
 }
 
@@ -251,6 +239,9 @@ func Start(ctx context.Context, attacks []Attack, duration time.Duration, opts .
 		wg.Wait()
 		for _, a := range r.attacks {
 			a.transport.CloseIdleConnections()
+			if a.pacer.timer != nil {
+				a.pacer.timer.close()
+			}
 		}
 		r.timer.Stop()
 		r.unhookCtx()

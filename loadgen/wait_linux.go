@@ -1,8 +1,12 @@
 package loadgen
 
 import (
+	"fmt"
+	"os"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // sleepPrecise blocks the calling thread for d with the kernel's high-resolution timer (about
@@ -17,3 +21,49 @@ func sleepPrecise(d time.Duration) {
 		ts = left
 	}
 }
+
+// hrTimer is a one-shot kernel high-resolution timer (a timerfd) read through the Go netpoller:
+// waiting on it parks the goroutine like a network read, holding no thread, and its expiry wakes
+// an idle runtime out of epoll_wait at once (the runtime's own timers only wake it with
+// millisecond granularity). It is not safe for concurrent use.
+type hrTimer struct {
+	f  *os.File
+	rc syscall.RawConn
+}
+
+// newHRTimer returns a disarmed timer, or an error if the kernel refuses one.
+func newHRTimer() (*hrTimer, error) {
+	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("timerfd_create: %w", err)
+	}
+	f := os.NewFile(uintptr(fd), "timerfd")
+	rc, err := f.SyscallConn()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &hrTimer{f: f, rc: rc}, nil
+}
+
+// sleep blocks the calling goroutine for d (returning at once when d <= 0). An error means the
+// timer could not be armed or read; the caller then waits some other way.
+func (t *hrTimer) sleep(d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(d))}
+	var serr error
+	if err := t.rc.Control(func(fd uintptr) { serr = unix.TimerfdSettime(int(fd), 0, &spec, nil) }); err != nil {
+		return err
+	}
+	if serr != nil {
+		return fmt.Errorf("timerfd_settime: %w", serr)
+	}
+	var buf [8]byte
+	_, err := t.f.Read(buf[:])
+	return err
+}
+
+// close releases the timer.
+func (t *hrTimer) close() error { return t.f.Close() }
