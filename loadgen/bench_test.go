@@ -15,6 +15,9 @@ package loadgen
 //	                             (50,1000,4000,8000) and per pacing in BULKHEAD_LOADGEN_PACINGS
 //	                             (the default one), runs interleaved: lag p50/p99/max and the
 //	                             process's CPU use. Run it under taskset -c 0 for one core.
+//	BULKHEAD_LOADGEN_START=1     BULKHEAD_LOADGEN_ATTACKS (500) attacks at 1/s for 2 s against a
+//	                             trivial server, 3 runs: how long Start took, the largest start
+//	                             skew (limit MaxStartSkew) and the heap Start allocated
 //	BULKHEAD_LOADGEN_PLAIN_SLEEP=1  pace with vegeta's plain time.Sleep instead of the precise wait
 
 import (
@@ -280,6 +283,45 @@ func TestTrivialServer(t *testing.T) {
 	defer srv.Close()
 	fmt.Printf("trivial server %s/\n", srv.URL)
 	_, _ = io.Copy(io.Discard, os.Stdin)
+}
+
+func TestFigureStart(t *testing.T) {
+	if os.Getenv("BULKHEAD_LOADGEN_START") == "" {
+		t.Skip("set BULKHEAD_LOADGEN_START=1 to measure")
+	}
+	n, err := strconv.Atoi(envOr(t, "BULKHEAD_LOADGEN_ATTACKS", "500"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	for run := range 3 {
+		attacks := make([]Attack, n)
+		for i := range attacks {
+			attacks[i] = Attack{Name: fmt.Sprintf("/p%03d", i), URL: srv.URL + "/", Pacer: mustPacer(t, 1, ArrivalsConstant, 0), Out: io.Discard}
+		}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		began := time.Now()
+		r := startRun(t, attacks, 2*time.Second)
+		took := time.Since(began)
+		runtime.ReadMemStats(&after)
+		checks, err := r.Wait()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var skew time.Duration
+		valid := 0
+		for _, c := range checks {
+			skew = max(skew, c.StartSkew)
+			if c.Valid {
+				valid++
+			}
+		}
+		t.Logf("start run %d: %d attacks, Start took %v, largest start skew %v (limit %v), Start allocated %.1f MB (%d B per attack), %d of %d attacks valid",
+			run+1, n, took, skew, MaxStartSkew, float64(after.TotalAlloc-before.TotalAlloc)/1e6, (after.TotalAlloc-before.TotalAlloc)/uint64(n), valid, n)
+	}
 }
 
 // cpuTime returns the user and system CPU time the process has used so far.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -14,7 +15,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/bulkheadlab/bulkhead/outcome"
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 )
@@ -42,8 +42,8 @@ type Progress struct {
 	// Errors counts results that were not 2xx (including transport errors), since the start.
 	Errors uint64
 	// Window is the number of results completed in the last ~1 s; ErrorRate is the fraction of
-	// them that were errors and P99 their latency p99 (HDR histogram, 2 significant digits). All
-	// three are zero when nothing completed in the window.
+	// them that were errors and P99 their exact latency p99 (nearest rank). All three are zero
+	// when nothing completed in the window.
 	Window    uint64
 	ErrorRate float64
 	P99       time.Duration
@@ -59,9 +59,8 @@ type Check struct {
 	// still on time), so Dropped may be less than Scheduled - Sent.
 	Scheduled, Sent, Dropped uint64
 	// LagP50, LagP99 and LagMax are quantiles of the send lag over all sends: actual send time
-	// (Result.Timestamp) minus scheduled send time (attack start + Pacer.Scheduled(Seq)). Quantiles come
-	// from an HDR histogram with 3 significant digits and report the upper end of their bucket
-	// (never below the exact value, at most 0.1% above); LagMax is exact.
+	// (Result.Timestamp) minus scheduled send time (attack start + Pacer.Scheduled(Seq)). They are
+	// exact: nearest rank over every send's lag, kept to the nanosecond.
 	LagP50, LagP99, LagMax time.Duration
 	// StartSkew is how long after T0 vegeta started this attack's clock. It is not part of the
 	// lag; a skew above MaxStartSkew makes the run invalid (the attacks were out of step).
@@ -107,9 +106,9 @@ const (
 	stopWrite             // writing results failed
 )
 
-// Latency histograms of the lag, in nanoseconds: 1 ns to 1 min, 3 significant digits. Larger lags
-// are recorded as 1 min (LagMax stays exact).
-const lagMaxNS = int64(time.Minute)
+// resultBuffer is the write buffer of each attack's results: a few dozen results, so that 500
+// attacks do not reserve megabytes before sending anything.
+const resultBuffer = 8 << 10
 
 type attackRun struct {
 	Attack
@@ -121,8 +120,9 @@ type attackRun struct {
 	errors    atomic.Uint64
 	window    *window
 
-	// Owned by the drain goroutine until it ends.
-	lag      *hdrhistogram.Histogram
+	// Owned by the drain goroutine until it ends: every send's lag, exactly, in memory that grows
+	// with the sends.
+	lag      samples
 	lagMax   time.Duration
 	codes    map[uint16]uint64
 	classes  map[string]uint64
@@ -209,23 +209,26 @@ func Start(ctx context.Context, attacks []Attack, duration time.Duration, opts .
 					CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 				}),
 				vegeta.MaxWorkers(o.maxWorkers),
-				vegeta.Workers(min(vegeta.DefaultWorkers, o.maxWorkers)),
+				vegeta.Workers(initialWorkers(peakRate(a.Pacer), o.maxWorkers)),
 				vegeta.MaxBody(maxBody),
 			),
 			pacer:   &boundedPacer{Pacer: a.Pacer, limit: a.Pacer.Hits(duration)},
-			lag:     hdrhistogram.New(1, lagMaxNS, 3),
+			window:  newWindow(time.Time{}),
 			codes:   map[uint16]uint64{},
 			classes: map[string]uint64{},
 		}
 		r.attacks = append(r.attacks, ar)
 	}
 
-	// T0 is taken immediately before the attacks start; Attack only spawns goroutines, so calling
-	// them in turn keeps every attack's own start within microseconds of T0 (Check.StartSkew).
+	// T0 is taken immediately before the attacks start. Everything an attack needs was built
+	// above and Attack only spawns goroutines (a worker or a few each), so calling them in turn
+	// keeps every attack's own start close to T0 (Check.StartSkew): 500 attacks in milliseconds.
 	r.t0 = time.Now()
+	for _, a := range r.attacks {
+		a.window.t0 = r.t0
+	}
 	var wg sync.WaitGroup
 	for _, a := range r.attacks {
-		a.window = newWindow(r.t0)
 		res := a.attacker.Attack(a.targeter(), a.pacer, 0, a.Name)
 		wg.Add(1)
 		go func() {
@@ -248,6 +251,14 @@ func Start(ctx context.Context, attacks []Attack, duration time.Duration, opts .
 		close(r.done)
 	}()
 	return r, nil
+}
+
+// initialWorkers is the number of vegeta workers an attack starts with: about 10 ms worth of its
+// peak rate, at least 1, at most vegeta's default (10) and the cap. vegeta adds a worker whenever
+// every worker is busy at a send, so this saves only idle goroutines and their stacks (a 1/s
+// attack needs one, not ten; 500 such attacks 4,500 fewer goroutines).
+func initialWorkers(rate float64, maxWorkers uint64) uint64 {
+	return min(max(uint64(math.Ceil(rate/100)), 1), vegeta.DefaultWorkers, maxWorkers)
 }
 
 func validateAttacks(attacks []Attack, duration time.Duration) error {
@@ -348,9 +359,9 @@ func (r *Run) Wait() ([]Check, error) {
 // MinLagSamples sends each, e.g. 500 partners at 1/s) are judged. Call it after Wait.
 func (r *Run) Pooled() Check {
 	c := Check{Name: "all", Valid: true}
-	h := hdrhistogram.New(1, lagMaxNS, 3)
+	var lag samples
 	for i, a := range r.attacks {
-		h.Merge(a.lag)
+		lag.addAll(&a.lag)
 		if i < len(r.checks) {
 			k := r.checks[i]
 			c.Scheduled += k.Scheduled
@@ -360,14 +371,11 @@ func (r *Run) Pooled() Check {
 			c.StartSkew = max(c.StartSkew, k.StartSkew)
 		}
 	}
-	if h.TotalCount() > 0 {
-		c.LagP50 = min(time.Duration(h.ValueAtQuantile(50)), c.LagMax)
-		c.LagP99 = min(time.Duration(h.ValueAtQuantile(99)), c.LagMax)
-	}
+	c.LagP50, c.LagP99 = lag.quantile(0.50), lag.quantile(0.99)
 	if c.LagP99 > r.opts.lagLimit {
 		c.Valid = false
 		c.Reasons = append(c.Reasons, fmt.Sprintf("send lag p99 over all %d sends %v exceeds the %v limit (p50 %v, max %v)",
-			h.TotalCount(), c.LagP99, r.opts.lagLimit, c.LagP50, c.LagMax))
+			lag.len(), c.LagP99, r.opts.lagLimit, c.LagP50, c.LagMax))
 	}
 	return c
 }
@@ -384,10 +392,7 @@ func (r *Run) check(a *attackRun) Check {
 		Codes:   a.codes,
 		Classes: a.classes,
 	}
-	if a.lag.TotalCount() > 0 {
-		c.LagP50 = min(time.Duration(a.lag.ValueAtQuantile(50)), a.lagMax)
-		c.LagP99 = min(time.Duration(a.lag.ValueAtQuantile(99)), a.lagMax)
-	}
+	c.LagP50, c.LagP99 = a.lag.quantile(0.50), a.lag.quantile(0.99)
 	if !a.pacer.began.IsZero() {
 		c.StartSkew = a.pacer.began.Sub(r.t0)
 	}
@@ -419,7 +424,7 @@ func (r *Run) check(a *attackRun) Check {
 	}
 	// A p99 over fewer than MinLagSamples sends is just the slowest one or two; such sparse
 	// attacks are judged together by Pooled instead.
-	if c.LagP99 > r.opts.lagLimit && a.lag.TotalCount() >= MinLagSamples {
+	if c.LagP99 > r.opts.lagLimit && a.lag.len() >= MinLagSamples {
 		c.Reasons = append(c.Reasons, fmt.Sprintf("send lag p99 %v exceeds the %v limit (p50 %v, max %v)",
 			c.LagP99, r.opts.lagLimit, c.LagP50, c.LagMax))
 	}
@@ -445,7 +450,7 @@ type flusher interface{ Flush() error }
 // drain writes every result of the attack as it arrives and accounts for it. It returns when
 // vegeta closes the channel (every worker done).
 func (a *attackRun) drain(r *Run, results <-chan *vegeta.Result) {
-	bw := bufio.NewWriterSize(a.Out, 64<<10)
+	bw := bufio.NewWriterSize(a.Out, resultBuffer)
 	enc := vegeta.NewJSONEncoder(bw)
 	for res := range results {
 		a.record(r, res)
@@ -481,7 +486,7 @@ func (a *attackRun) record(r *Run, res *vegeta.Result) {
 	}
 	lag := max(res.Timestamp.Sub(start)-scheduled, 0)
 	a.lagMax = max(a.lagMax, lag)
-	_ = a.lag.RecordValue(max(min(int64(lag), lagMaxNS), 1))
+	a.lag.add(lag)
 
 	class := outcome.Classify(int(res.Code), res.Headers, res.Error)
 	h := make(http.Header, len(outcome.KeptHeaders)+2)
