@@ -13,8 +13,11 @@ package loadgen
 //	BULKHEAD_LOADGEN_PACING=1    send lag against a trivial 200 server (in-process), 3 runs of
 //	                             BULKHEAD_LOADGEN_DURATION (5s) per rate in BULKHEAD_LOADGEN_RATES
 //	                             (50,1000,4000,8000) and per pacing in BULKHEAD_LOADGEN_PACINGS
-//	                             (the default one), runs interleaved: lag p50/p99/max and the
-//	                             process's CPU use. Run it under taskset -c 0 for one core.
+//	                             (timer; also nanosleep, plain), runs interleaved: lag p50/p99/max
+//	                             and the process's CPU use, beside the machine's noise floor.
+//	                             The server runs in a child process on every core
+//	                             (BULKHEAD_LOADGEN_SERVER=inprocess: in this one). Run it under
+//	                             taskset -c 0 for one core.
 //	BULKHEAD_LOADGEN_START=1     BULKHEAD_LOADGEN_ATTACKS (500) attacks at 1/s for 2 s against a
 //	                             trivial server, 3 runs: how long Start took, the largest start
 //	                             skew (limit MaxStartSkew) and the heap Start allocated
@@ -51,7 +54,7 @@ func setPacing(t *testing.T) {
 // usePacing switches the pacing to the named one for the duration of the test.
 func usePacing(t *testing.T, name string) {
 	t.Helper()
-	p, ok := pacings[name]
+	p, ok := pacingNames[name]
 	if !ok {
 		t.Fatalf("no pacing %q", name)
 	}
@@ -210,10 +213,11 @@ func TestFigurePacing(t *testing.T) {
 		}
 		rates = append(rates, r)
 	}
-	names := strings.Split(envOr(t, "BULKHEAD_LOADGEN_PACINGS", pace.name), ",")
+	names := strings.Split(envOr(t, "BULKHEAD_LOADGEN_PACINGS", pace.String()), ",")
 	t.Logf("pacing: load generator on GOMAXPROCS %d, trivial server %s (%s), %v per run", runtime.GOMAXPROCS(0), where, target, duration)
 	for _, rate := range rates {
 		for run := range 3 {
+			t.Logf("pacing noise floor before %5.0f rps run %d: %s", rate, run+1, noiseFloor())
 			for _, name := range names {
 				usePacing(t, name)
 				f, err := os.Create(filepath.Join(t.TempDir(), "raw.json"))
@@ -234,6 +238,25 @@ func TestFigurePacing(t *testing.T) {
 			}
 		}
 	}
+}
+
+// noiseFloor measures what the machine alone does to a precise sleeper: one locked thread asks
+// nanosleep(2) for 1 ms, 1,000 times, and the lateness quantiles are returned in words. A p99 above
+// the lag limit here means the machine (other processes on the same core) is too busy to judge
+// the pacing.
+func noiseFloor() string {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var late samples
+	next := time.Now()
+	for range 1000 {
+		next = next.Add(time.Millisecond)
+		if d := time.Until(next); d > 0 {
+			sleepPrecise(d)
+		}
+		late.add(time.Since(next))
+	}
+	return fmt.Sprintf("a bare thread's nanosleep lateness p50 %v p99 %v max %v", late.quantile(0.5), late.quantile(0.99), late.quantile(1))
 }
 
 // trivialServerProcess starts this test binary as a trivial 200 server (TestTrivialServer) free

@@ -137,19 +137,21 @@ type boundedPacer struct {
 	exhausted atomic.Bool
 	beganOnce sync.Once
 	began     time.Time
-	// timer is the pacing goroutine's, created at its first wait; closed when the attack ends.
-	timer *hrTimer
+	// timer is the pacing goroutine's, created at its first wait (noTimer: the kernel refused
+	// one) and closed when the attack has ended.
+	timer   *hrTimer
+	noTimer bool
 }
-
-// preciseWindow is the last stretch before a hit that Pace waits out with sleepPrecise.
-const preciseWindow = 2 * time.Millisecond
 
 // Pace waits until hit number hits is due and returns 0, or stops the attack once every hit due
 // within the duration was sent. vegeta would sleep the returned wait with time.Sleep, and the Go
-// runtime's timers wake an idle process only with millisecond granularity (epoll_wait takes
-// milliseconds), which alone costs about 0.5 ms of send lag on average and 1 ms at p99. So Pace
-// sleeps with the runtime up to preciseWindow before the hit and waits out the rest with the
-// kernel's high-resolution timer, blocking vegeta's pacing goroutine (which does nothing else).
+// runtime's timers wake an idle process only with millisecond granularity (it blocks in
+// epoll_wait, whose timeout is in milliseconds), which alone costs about 0.5 ms of send lag on
+// average and 1 ms at p99. So Pace sleeps on a kernel high-resolution timer read through the
+// netpoller (hrTimer): its expiry wakes the runtime out of epoll_wait at once, and the pacing
+// goroutine parks meanwhile like any network read, holding no thread and no P (a blocking
+// nanosleep did, and at high rates waited for the P it had lost; issue 12). Hits already due
+// are sent at once, one after another.
 func (p *boundedPacer) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
 	now := time.Now()
 	p.beganOnce.Do(func() { p.began = now.Add(-elapsed) })
@@ -158,12 +160,14 @@ func (p *boundedPacer) Pace(elapsed time.Duration, hits uint64) (time.Duration, 
 		return 0, true
 	}
 	wait, stop := p.Pacer.Pace(elapsed, hits)
-	if stop || wait <= 0 || pace.plain || wait < pace.minWait {
+	if stop || wait <= 0 {
 		return wait, stop
 	}
-	// On the attack's own clock, as the lag is measured.
-	pace.waitUntil(p.began.Add(elapsed+wait), &p.timer)
-	return 0, false
+	// Due on the attack's own clock, on which the lag is measured.
+	if p.wait(p.began.Add(elapsed+wait), wait) {
+		return 0, false
+	}
+	return wait, false
 }
 
 // Start validates the attacks and options, records T0 and starts every attack at once, each on

@@ -1,60 +1,68 @@
 package loadgen
 
 import (
-	"runtime"
 	"time"
 )
 
-// pacing is how boundedPacer waits for a hit that is not yet due.
-type pacing struct {
-	name string
-	// plain leaves every wait to vegeta's time.Sleep.
-	plain bool
-	// minWait: waits shorter than this are left to vegeta's time.Sleep.
-	minWait time.Duration
-	// spin is the last stretch before the hit that is waited out on the CPU instead of asleep.
-	spin time.Duration
-	// yield lets other goroutines run while spinning (runtime.Gosched).
-	yield bool
-	// timerfd sleeps on a netpolled kernel timer instead of the runtime's timer and nanosleep.
-	timerfd bool
+// pacing is how boundedPacer waits for a hit that is not yet due. The default is the netpolled
+// kernel timer; the others stay so that figures can measure it against them in the same run.
+type pacing int
+
+const (
+	// pacingTimer sleeps every wait on the attack's hrTimer, falling back to vegeta's
+	// time.Sleep if the kernel refuses one.
+	pacingTimer pacing = iota
+	// pacingNanosleep is the pacing before issue 12: the runtime's sleep until preciseWindow
+	// before the hit, then nanosleep(2), which blocks the thread; waits shorter than
+	// nanosleepMinWait are left to vegeta's time.Sleep.
+	pacingNanosleep
+	// pacingPlain leaves every wait to vegeta's time.Sleep.
+	pacingPlain
+)
+
+var pacingNames = map[string]pacing{"timer": pacingTimer, "nanosleep": pacingNanosleep, "plain": pacingPlain}
+
+func (p pacing) String() string {
+	for name, q := range pacingNames {
+		if q == p {
+			return name
+		}
+	}
+	return "unknown"
 }
 
-var pacings = map[string]pacing{
-	"plain":          {name: "plain", plain: true},
-	"nanosleep200":   {name: "nanosleep200", minWait: 200 * time.Microsecond},
-	"nanosleep20":    {name: "nanosleep20", minWait: 20 * time.Microsecond},
-	"spin50":         {name: "spin50", spin: 50 * time.Microsecond},
-	"yield50":        {name: "yield50", spin: 50 * time.Microsecond, yield: true},
-	"timerfd":        {name: "timerfd", timerfd: true},
-	"timerfd-spin20": {name: "timerfd-spin20", timerfd: true, spin: 20 * time.Microsecond},
-}
+// pace is the pacing in use; only figures change it.
+var pace = pacingTimer
 
-// pace is the pacing in use (figures switch it).
-var pace = pacings["nanosleep200"]
+const (
+	// preciseWindow is the last stretch before a hit that pacingNanosleep waits out with
+	// sleepPrecise.
+	preciseWindow = 2 * time.Millisecond
+	// nanosleepMinWait is the shortest wait pacingNanosleep takes on itself.
+	nanosleepMinWait = 200 * time.Microsecond
+)
 
-// waitUntil blocks until due: asleep with the runtime until preciseWindow before it, asleep with
-// the kernel's high-resolution timer until spin before it, then on the CPU.
-func (p pacing) waitUntil(due time.Time, t **hrTimer) {
-	left := time.Until(due)
-	if p.timerfd {
-		if *t == nil {
-			*t, _ = newHRTimer()
+// wait blocks until due (wait from now) and reports true, or reports false at once when the
+// wait is left to vegeta. It runs on the attack's pacing goroutine only.
+func (p *boundedPacer) wait(due time.Time, wait time.Duration) bool {
+	switch pace {
+	case pacingTimer:
+		if p.timer == nil && !p.noTimer {
+			t, err := newHRTimer()
+			p.timer, p.noTimer = t, err != nil
 		}
-		if *t != nil && (*t).sleep(left-p.spin) == nil {
-			left = 0
+		return p.timer != nil && p.timer.sleep(time.Until(due)) == nil
+	case pacingNanosleep:
+		if wait < nanosleepMinWait {
+			return false
 		}
-	}
-	if left > preciseWindow {
-		time.Sleep(left - preciseWindow)
-		left = time.Until(due)
-	}
-	if left > p.spin {
-		sleepPrecise(left - p.spin)
-	}
-	for time.Now().Before(due) {
-		if p.yield {
-			runtime.Gosched()
+		if wait > preciseWindow {
+			time.Sleep(wait - preciseWindow)
 		}
+		if left := time.Until(due); left > 0 {
+			sleepPrecise(left)
+		}
+		return true
 	}
+	return false
 }
