@@ -194,15 +194,16 @@ func TestFigurePacing(t *testing.T) {
 		t.Skip("set BULKHEAD_LOADGEN_PACING=1 to measure")
 	}
 	target := os.Getenv("BULKHEAD_LOADGEN_TARGET")
-	where := "given"
+	where := "given " + target
 	switch {
 	case target != "":
 	case os.Getenv("BULKHEAD_LOADGEN_SERVER") == "inprocess":
 		srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 		defer srv.Close()
-		target, where = srv.URL+"/", "in this process"
+		target, where = srv.URL+"/", "in this process "+srv.URL+"/"
 	default:
-		target, where = trivialServerProcess(t), "in a child process on any core"
+		where = "in a child process, " + trivialServerProcess(t)
+		target = where[strings.LastIndex(where, " ")+1:]
 	}
 	duration := envDuration(t, "BULKHEAD_LOADGEN_DURATION", 5*time.Second)
 	var rates []float64
@@ -214,7 +215,7 @@ func TestFigurePacing(t *testing.T) {
 		rates = append(rates, r)
 	}
 	names := strings.Split(envOr(t, "BULKHEAD_LOADGEN_PACINGS", pace.String()), ",")
-	t.Logf("pacing: load generator on GOMAXPROCS %d, trivial server %s (%s), %v per run", runtime.GOMAXPROCS(0), where, target, duration)
+	t.Logf("pacing: load generator on GOMAXPROCS %d, trivial server %s, %v per run", runtime.GOMAXPROCS(0), where, duration)
 	for _, rate := range rates {
 		for run := range 3 {
 			t.Logf("pacing noise floor before %5.0f rps run %d: %s", rate, run+1, noiseFloor())
@@ -259,8 +260,9 @@ func noiseFloor() string {
 	return fmt.Sprintf("a bare thread's nanosleep lateness p50 %v p99 %v max %v", late.quantile(0.5), late.quantile(0.99), late.quantile(1))
 }
 
-// trivialServerProcess starts this test binary as a trivial 200 server (TestTrivialServer) free
-// to run on every core, and returns its URL. It ends when the test does (its stdin closes).
+// trivialServerProcess starts this test binary as a trivial 200 server (TestTrivialServer) on
+// the CPUs this process does not use, and returns "on N CPUs <URL>". It ends when the test does
+// (its stdin closes).
 func trivialServerProcess(t *testing.T) string {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestTrivialServer$")
@@ -283,9 +285,9 @@ func trivialServerProcess(t *testing.T) string {
 	})
 	sc := bufio.NewScanner(stdout)
 	for sc.Scan() {
-		if u, ok := strings.CutPrefix(sc.Text(), "trivial server "); ok {
+		if where, ok := strings.CutPrefix(sc.Text(), "trivial server "); ok {
 			go func() { _, _ = io.Copy(io.Discard, stdout) }()
-			return u
+			return where
 		}
 	}
 	t.Fatalf("trivial server did not start: %v", sc.Err())
@@ -293,18 +295,19 @@ func trivialServerProcess(t *testing.T) string {
 }
 
 // TestTrivialServer is the child of trivialServerProcess: a 200 server on a loopback port, on
-// every core whatever affinity it inherited, until its stdin closes.
+// the CPUs the load generator does not have (every CPU if it has them all), until its stdin
+// closes.
 func TestTrivialServer(t *testing.T) {
 	if os.Getenv("BULKHEAD_LOADGEN_TRIVIAL_SERVER") == "" {
 		t.Skip("a child process of TestFigurePacing")
 	}
-	if err := useEveryCPU(); err != nil {
-		t.Logf("affinity: %v", err)
+	cpus, err := useOtherCPUs()
+	if err != nil {
+		t.Fatalf("affinity: %v", err)
 	}
-	runtime.GOMAXPROCS(runtime.NumCPU())
 	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	defer srv.Close()
-	fmt.Printf("trivial server %s/\n", srv.URL)
+	fmt.Printf("trivial server on %d CPUs %s/\n", cpus, srv.URL)
 	_, _ = io.Copy(io.Discard, os.Stdin)
 }
 
