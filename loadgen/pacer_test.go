@@ -256,3 +256,22 @@ func contains(s, sub string) bool {
 	}
 	return false
 }
+
+// The kernel timer sleeps at least as long as asked, several times in a row on one timer (each
+// expiry is consumed before the next is armed); zero and negative waits return at once.
+func TestHRTimerSleeps(t *testing.T) {
+	tm, err := newHRTimer()
+	if err != nil {
+		t.Skipf("no high-resolution timer here: %v", err)
+	}
+	defer tm.close()
+	for _, d := range []time.Duration{0, -time.Millisecond, 50 * time.Microsecond, 2 * time.Millisecond, 300 * time.Microsecond} {
+		start := time.Now()
+		if err := tm.sleep(d); err != nil {
+			t.Fatalf("sleep(%v): %v", d, err)
+		}
+		if took := time.Since(start); took < d {
+			t.Errorf("sleep(%v) returned after %v", d, took)
+		}
+	}
+}

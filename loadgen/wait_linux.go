@@ -53,16 +53,32 @@ func (t *hrTimer) sleep(d time.Duration) error {
 		return nil
 	}
 	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(d))}
-	var serr error
-	if err := t.rc.Control(func(fd uintptr) { serr = unix.TimerfdSettime(int(fd), 0, &spec, nil) }); err != nil {
-		return err
+	var err error
+	if cerr := t.rc.Control(func(fd uintptr) { err = unix.TimerfdSettime(int(fd), 0, &spec, nil) }); cerr != nil {
+		return cerr
 	}
-	if serr != nil {
-		return fmt.Errorf("timerfd_settime: %w", serr)
+	if err != nil {
+		return fmt.Errorf("timerfd_settime: %w", err)
 	}
+	// Read the expiry count once the netpoller says the timer is readable. The first call skips
+	// the read (the timer was just armed, so it would only say EAGAIN); a spurious wake-up reads
+	// EAGAIN and waits again.
 	var buf [8]byte
-	_, err := t.f.Read(buf[:])
-	return err
+	armed := true
+	if rerr := t.rc.Read(func(fd uintptr) bool {
+		if armed {
+			armed = false
+			return false
+		}
+		_, err = unix.Read(int(fd), buf[:])
+		return err != unix.EAGAIN && err != unix.EINTR
+	}); rerr != nil {
+		return rerr
+	}
+	if err != nil {
+		return fmt.Errorf("read timerfd: %w", err)
+	}
+	return nil
 }
 
 // close releases the timer.
