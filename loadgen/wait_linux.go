@@ -60,16 +60,12 @@ func (t *hrTimer) sleep(d time.Duration) error {
 	if err != nil {
 		return fmt.Errorf("timerfd_settime: %w", err)
 	}
-	// Read the expiry count once the netpoller says the timer is readable. The first call skips
-	// the read (the timer was just armed, so it would only say EAGAIN); a spurious wake-up reads
-	// EAGAIN and waits again.
+	// Read the expiry count, waiting in the netpoller while the read says EAGAIN. The read must
+	// come first: RawConn.Read forgets any readiness the netpoller saw before it was called, so
+	// a timer that expired in between (a short wait, a preempted thread) would never wake a
+	// wait that did not read first (edge-triggered epoll reports an expiry once).
 	var buf [8]byte
-	armed := true
 	if rerr := t.rc.Read(func(fd uintptr) bool {
-		if armed {
-			armed = false
-			return false
-		}
 		_, err = unix.Read(int(fd), buf[:])
 		return err != unix.EAGAIN && err != unix.EINTR
 	}); rerr != nil {
