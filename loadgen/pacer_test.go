@@ -291,3 +291,40 @@ func TestHRTimerExpiredBeforeTheWait(t *testing.T) {
 		}
 	}
 }
+
+// Pace waits out a hit that is not yet due itself and returns 0, unless the kernel refused a
+// timer: then it hands the wait to vegeta. A hit already due is never waited for (vegeta's own
+// pacer may then return a negative wait, which its sleep ignores).
+func TestBoundedPacerWaits(t *testing.T) {
+	const iv = 2 * time.Millisecond // 500/s: hit 0 is due at 2 ms
+	tests := []struct {
+		name    string
+		noTimer bool
+		elapsed time.Duration
+		// wantWait is the wait returned; for hits already due any wait <= 0 will do.
+		wantWait time.Duration
+		minTook  time.Duration
+	}{
+		{name: "not due: waited here", elapsed: iv / 2, wantWait: 0, minTook: iv / 2},
+		{name: "not due, no timer: left to vegeta", noTimer: true, elapsed: iv / 2, wantWait: iv / 2},
+		{name: "already due", elapsed: 3 * iv, wantWait: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := &boundedPacer{Pacer: mustPacer(t, 500, ArrivalsConstant, 0), limit: 10, noTimer: tt.noTimer}
+			defer func() {
+				if p.timer != nil {
+					p.timer.close()
+				}
+			}()
+			start := time.Now()
+			wait, stop := p.Pace(tt.elapsed, 0)
+			if took := time.Since(start); took < tt.minTook {
+				t.Errorf("Pace returned after %v; want at least %v", took, tt.minTook)
+			}
+			if stop || (tt.wantWait > 0 && wait != tt.wantWait) || (tt.wantWait == 0 && wait > 0) {
+				t.Errorf("Pace = %v, %v; want %v, false", wait, stop, tt.wantWait)
+			}
+		})
+	}
+}
