@@ -10,14 +10,16 @@ package loadgen
 //	                             (2000,4000,...,16000): the highest rate held at >= 99% in 3 of 3
 //	BULKHEAD_LOADGEN_RSS=1       1000 rps for BULKHEAD_LOADGEN_DURATION (60s) streaming to a file:
 //	                             RSS every 5 s and the peak (VmHWM)
-//	BULKHEAD_LOADGEN_PACING=1    send lag against a trivial 200 server (in-process), 3 runs of
+//	BULKHEAD_LOADGEN_PACING=1    send lag against a trivial 200 server, 3 runs of
 //	                             BULKHEAD_LOADGEN_DURATION (5s) per rate in BULKHEAD_LOADGEN_RATES
 //	                             (50,1000,4000,8000) and per pacing in BULKHEAD_LOADGEN_PACINGS
 //	                             (timer; also nanosleep, plain), runs interleaved: lag p50/p99/max
-//	                             and the process's CPU use, beside the machine's noise floor.
-//	                             The server runs in a child process on every core
-//	                             (BULKHEAD_LOADGEN_SERVER=inprocess: in this one). Run it under
-//	                             taskset -c 0 for one core.
+//	                             and the process's CPU use, beside the machine's noise floor. The
+//	                             server is BULKHEAD_LOADGEN_TARGET, or a child process on the CPUs
+//	                             this one does not have (BULKHEAD_LOADGEN_SERVER=inprocess: in
+//	                             this one). For one core:
+//	                             BULKHEAD_LOADGEN_PACING=1 flock /tmp/bulkhead-load.lock \
+//	                               taskset -c 0 go test -run FigurePacing -v ./loadgen
 //	BULKHEAD_LOADGEN_START=1     BULKHEAD_LOADGEN_ATTACKS (500) attacks at 1/s for 2 s against a
 //	                             trivial server, 3 runs: how long Start took, the largest start
 //	                             skew (limit MaxStartSkew) and the heap Start allocated
