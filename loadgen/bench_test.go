@@ -18,8 +18,7 @@ package loadgen
 //	                             server is BULKHEAD_LOADGEN_TARGET, or a child process on the CPUs
 //	                             this one does not have (BULKHEAD_LOADGEN_SERVER=inprocess: in
 //	                             this one). For one core:
-//	                             BULKHEAD_LOADGEN_PACING=1 flock /tmp/bulkhead-load.lock \
-//	                               taskset -c 0 go test -run FigurePacing -v ./loadgen
+//	                             BULKHEAD_LOADGEN_PACING=1 taskset -c 0 go test -run FigurePacing -v ./loadgen
 //	BULKHEAD_LOADGEN_START=1     BULKHEAD_LOADGEN_ATTACKS (500) attacks at 1/s for 2 s against a
 //	                             trivial server, 3 runs: how long Start took, the largest start
 //	                             skew (limit MaxStartSkew) and the heap Start allocated
