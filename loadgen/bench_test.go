@@ -10,18 +10,34 @@ package loadgen
 //	                             (2000,4000,...,16000): the highest rate held at >= 99% in 3 of 3
 //	BULKHEAD_LOADGEN_RSS=1       1000 rps for BULKHEAD_LOADGEN_DURATION (60s) streaming to a file:
 //	                             RSS every 5 s and the peak (VmHWM)
+//	BULKHEAD_LOADGEN_PACING=1    send lag against a trivial 200 server, 3 runs of
+//	                             BULKHEAD_LOADGEN_DURATION (5s) per rate in BULKHEAD_LOADGEN_RATES
+//	                             (50,1000,4000,8000) and per pacing in BULKHEAD_LOADGEN_PACINGS
+//	                             (timer; also nanosleep, plain), runs interleaved: lag p50/p99/max
+//	                             and the process's CPU use, beside the machine's noise floor. The
+//	                             server is BULKHEAD_LOADGEN_TARGET, or a child process on the CPUs
+//	                             this one does not have (BULKHEAD_LOADGEN_SERVER=inprocess: in
+//	                             this one). For one core:
+//	                             BULKHEAD_LOADGEN_PACING=1 taskset -c 0 go test -run FigurePacing -v ./loadgen
+//	BULKHEAD_LOADGEN_START=1     BULKHEAD_LOADGEN_ATTACKS (500) attacks at 1/s for 2 s against a
+//	                             trivial server, 3 runs: how long Start took, the largest start
+//	                             skew (limit MaxStartSkew) and the heap Start allocated
 //	BULKHEAD_LOADGEN_PLAIN_SLEEP=1  pace with vegeta's plain time.Sleep instead of the precise wait
 
 import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -32,10 +48,20 @@ import (
 func setPacing(t *testing.T) {
 	t.Helper()
 	if os.Getenv("BULKHEAD_LOADGEN_PLAIN_SLEEP") != "" {
-		precise = false
-		t.Cleanup(func() { precise = true })
-		t.Log("pacing with vegeta's plain time.Sleep")
+		usePacing(t, "plain")
 	}
+}
+
+// usePacing switches the pacing to the named one for the duration of the test.
+func usePacing(t *testing.T, name string) {
+	t.Helper()
+	p, ok := pacingNames[name]
+	if !ok {
+		t.Fatalf("no pacing %q", name)
+	}
+	old := pace
+	pace = p
+	t.Cleanup(func() { pace = old })
 }
 
 func envOr(t *testing.T, key, def string) string {
@@ -162,6 +188,177 @@ func ceilingRun(t *testing.T, target string, rate float64, duration time.Duratio
 	}
 	m.Close()
 	return m, checks[0]
+}
+
+func TestFigurePacing(t *testing.T) {
+	if os.Getenv("BULKHEAD_LOADGEN_PACING") == "" {
+		t.Skip("set BULKHEAD_LOADGEN_PACING=1 to measure")
+	}
+	target := os.Getenv("BULKHEAD_LOADGEN_TARGET")
+	where := "given " + target
+	switch {
+	case target != "":
+	case os.Getenv("BULKHEAD_LOADGEN_SERVER") == "inprocess":
+		srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+		defer srv.Close()
+		target, where = srv.URL+"/", "in this process "+srv.URL+"/"
+	default:
+		where = "in a child process, " + trivialServerProcess(t)
+		target = where[strings.LastIndex(where, " ")+1:]
+	}
+	duration := envDuration(t, "BULKHEAD_LOADGEN_DURATION", 5*time.Second)
+	var rates []float64
+	for _, s := range strings.Split(envOr(t, "BULKHEAD_LOADGEN_RATES", "50,1000,4000,8000"), ",") {
+		r, err := ParseRate(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rates = append(rates, r)
+	}
+	names := strings.Split(envOr(t, "BULKHEAD_LOADGEN_PACINGS", pace.String()), ",")
+	t.Logf("pacing: load generator on GOMAXPROCS %d, trivial server %s, %v per run", runtime.GOMAXPROCS(0), where, duration)
+	for _, rate := range rates {
+		for run := range 3 {
+			t.Logf("pacing noise floor before %5.0f rps run %d: %s", rate, run+1, noiseFloor())
+			for _, name := range names {
+				usePacing(t, name)
+				f, err := os.Create(filepath.Join(t.TempDir(), "raw.json"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				cpu0, wall0 := cpuTime(t), time.Now()
+				r := startRun(t, []Attack{{Name: "/", URL: target, Pacer: mustPacer(t, rate, ArrivalsConstant, 0), Out: f}}, duration)
+				checks, err := r.Wait()
+				cpu, wall := cpuTime(t)-cpu0, time.Since(wall0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f.Close()
+				c := checks[0]
+				t.Logf("pacing %-14s %5.0f rps run %d: sent %d of %d, lag p50 %v p99 %v max %v, cpu %.1f%% of a core, valid %v %q",
+					name, rate, run+1, c.Sent, c.Scheduled, c.LagP50, c.LagP99, c.LagMax, 100*cpu.Seconds()/wall.Seconds(), c.Valid, c.Reasons)
+			}
+		}
+	}
+}
+
+// noiseFloor measures what the machine alone does to a precise sleeper: one locked thread asks
+// nanosleep(2) for 1 ms, 1,000 times, and the lateness quantiles are returned in words. A p99 above
+// the lag limit here means the machine (other processes on the same core) is too busy to judge
+// the pacing.
+func noiseFloor() string {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var late samples
+	next := time.Now()
+	for range 1000 {
+		next = next.Add(time.Millisecond)
+		if d := time.Until(next); d > 0 {
+			sleepPrecise(d)
+		}
+		late.add(time.Since(next))
+	}
+	return fmt.Sprintf("a bare thread's nanosleep lateness p50 %v p99 %v max %v", late.quantile(0.5), late.quantile(0.99), late.quantile(1))
+}
+
+// trivialServerProcess starts this test binary as a trivial 200 server (TestTrivialServer) on
+// the CPUs this process does not use, and returns "on N CPUs <URL>". It ends when the test does
+// (its stdin closes).
+func trivialServerProcess(t *testing.T) string {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestTrivialServer$")
+	cmd.Env = append(os.Environ(), "BULKHEAD_LOADGEN_TRIVIAL_SERVER=1")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stdin.Close()
+		_ = cmd.Wait()
+	})
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		if where, ok := strings.CutPrefix(sc.Text(), "trivial server "); ok {
+			go func() { _, _ = io.Copy(io.Discard, stdout) }()
+			return where
+		}
+	}
+	t.Fatalf("trivial server did not start: %v", sc.Err())
+	return ""
+}
+
+// TestTrivialServer is the child of trivialServerProcess: a 200 server on a loopback port, on
+// the CPUs the load generator does not have (every CPU if it has them all), until its stdin
+// closes.
+func TestTrivialServer(t *testing.T) {
+	if os.Getenv("BULKHEAD_LOADGEN_TRIVIAL_SERVER") == "" {
+		t.Skip("a child process of TestFigurePacing")
+	}
+	cpus, err := useOtherCPUs()
+	if err != nil {
+		t.Fatalf("affinity: %v", err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	fmt.Printf("trivial server on %d CPUs %s/\n", cpus, srv.URL)
+	_, _ = io.Copy(io.Discard, os.Stdin)
+}
+
+func TestFigureStart(t *testing.T) {
+	if os.Getenv("BULKHEAD_LOADGEN_START") == "" {
+		t.Skip("set BULKHEAD_LOADGEN_START=1 to measure")
+	}
+	n, err := strconv.Atoi(envOr(t, "BULKHEAD_LOADGEN_ATTACKS", "500"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	for run := range 3 {
+		attacks := make([]Attack, n)
+		for i := range attacks {
+			attacks[i] = Attack{Name: fmt.Sprintf("/p%03d", i), URL: srv.URL + "/", Pacer: mustPacer(t, 1, ArrivalsConstant, 0), Out: io.Discard}
+		}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		began := time.Now()
+		r := startRun(t, attacks, 2*time.Second)
+		took := time.Since(began)
+		runtime.ReadMemStats(&after)
+		checks, err := r.Wait()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var skew time.Duration
+		valid := 0
+		for _, c := range checks {
+			skew = max(skew, c.StartSkew)
+			if c.Valid {
+				valid++
+			}
+		}
+		t.Logf("start run %d: %d attacks, Start took %v, largest start skew %v (limit %v), Start allocated %.1f MB (%d B per attack), %d of %d attacks valid",
+			run+1, n, took, skew, MaxStartSkew, float64(after.TotalAlloc-before.TotalAlloc)/1e6, (after.TotalAlloc-before.TotalAlloc)/uint64(n), valid, n)
+	}
+}
+
+// cpuTime returns the user and system CPU time the process has used so far.
+func cpuTime(t *testing.T) time.Duration {
+	t.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func TestFigureRSS(t *testing.T) {

@@ -30,7 +30,7 @@ const StopGrace = 250 * time.Millisecond
 const MinLagSamples = 1000
 
 // MaxStartSkew bounds how long after T0 any attack may start its clock. The attacks are started
-// one after another right after T0 (500 of them take about 25 ms here); a larger skew means the
+// one after another right after T0 (500 of them take 2-8 ms here); a larger skew means the
 // process was starved at the start and the endpoints' time lines are out of step with the
 // faults, so the run is invalid.
 const MaxStartSkew = 100 * time.Millisecond

@@ -1,8 +1,12 @@
 package loadgen
 
 import (
+	"fmt"
+	"os"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // sleepPrecise blocks the calling thread for d with the kernel's high-resolution timer (about
@@ -17,3 +21,61 @@ func sleepPrecise(d time.Duration) {
 		ts = left
 	}
 }
+
+// hrTimer is a one-shot kernel high-resolution timer (a timerfd) read through the Go netpoller:
+// waiting on it parks the goroutine like a network read, holding no thread, and its expiry wakes
+// an idle runtime out of epoll_wait at once (the runtime's own timers only wake it with
+// millisecond granularity). It is not safe for concurrent use.
+type hrTimer struct {
+	f  *os.File
+	rc syscall.RawConn
+}
+
+// newHRTimer returns a disarmed timer, or an error if the kernel refuses one.
+func newHRTimer() (*hrTimer, error) {
+	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("timerfd_create: %w", err)
+	}
+	f := os.NewFile(uintptr(fd), "timerfd")
+	rc, err := f.SyscallConn()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &hrTimer{f: f, rc: rc}, nil
+}
+
+// sleep blocks the calling goroutine for d (returning at once when d <= 0). An error means the
+// timer could not be armed or read; the caller then waits some other way.
+func (t *hrTimer) sleep(d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(d))}
+	var err error
+	if cerr := t.rc.Control(func(fd uintptr) { err = unix.TimerfdSettime(int(fd), 0, &spec, nil) }); cerr != nil {
+		return cerr
+	}
+	if err != nil {
+		return fmt.Errorf("timerfd_settime: %w", err)
+	}
+	// Read the expiry count, waiting in the netpoller while the read says EAGAIN. The read must
+	// come first: RawConn.Read forgets any readiness the netpoller saw before it was called, so
+	// a timer that expired in between (a short wait, a preempted thread) would never wake a
+	// wait that did not read first (edge-triggered epoll reports an expiry once).
+	var buf [8]byte
+	if rerr := t.rc.Read(func(fd uintptr) bool {
+		_, err = unix.Read(int(fd), buf[:])
+		return err != unix.EAGAIN && err != unix.EINTR
+	}); rerr != nil {
+		return rerr
+	}
+	if err != nil {
+		return fmt.Errorf("read timerfd: %w", err)
+	}
+	return nil
+}
+
+// close releases the timer.
+func (t *hrTimer) close() error { return t.f.Close() }

@@ -3,8 +3,6 @@ package loadgen
 import (
 	"sync"
 	"time"
-
-	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // The rolling window behind Progress: windowSlots slots of slotWidth each, keyed by completion
@@ -14,32 +12,27 @@ const (
 	slotWidth   = 100 * time.Millisecond
 )
 
-// Latency histograms of the window, in microseconds: 1 µs to 1 h, 2 significant digits.
-const (
-	windowMinUS = 1
-	windowMaxUS = int64(time.Hour / time.Microsecond)
-)
-
-// window counts completions, errors and latencies over the last second. It is safe for
+// window counts completions, errors and latencies over the last second. Each slot keeps its
+// latencies exactly, in memory that grows with the completions of one slot and is reused by the
+// next. The zero value of a slot is unused; newWindow allocates no sample memory. It is safe for
 // concurrent use.
 type window struct {
 	t0 time.Time
 
-	mu      sync.Mutex
-	slots   [windowSlots]windowSlot
-	scratch *hdrhistogram.Histogram
+	mu    sync.Mutex
+	slots [windowSlots]windowSlot
 }
 
 type windowSlot struct {
 	id         int64
 	done, errs uint64
-	hist       *hdrhistogram.Histogram
+	latency    samples
 }
 
 func newWindow(t0 time.Time) *window {
-	w := &window{t0: t0, scratch: hdrhistogram.New(windowMinUS, windowMaxUS, 2)}
+	w := &window{t0: t0}
 	for i := range w.slots {
-		w.slots[i] = windowSlot{id: -1, hist: hdrhistogram.New(windowMinUS, windowMaxUS, 2)}
+		w.slots[i].id = -1
 	}
 	return w
 }
@@ -49,34 +42,34 @@ func (w *window) slotID(now time.Time) int64 { return int64(now.Sub(w.t0) / slot
 // add records one completion at now.
 func (w *window) add(now time.Time, latency time.Duration, isErr bool) {
 	id := w.slotID(now)
-	us := min(max(int64(latency/time.Microsecond), windowMinUS), windowMaxUS)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	s := &w.slots[((id%windowSlots)+windowSlots)%windowSlots]
 	if s.id != id {
 		s.id, s.done, s.errs = id, 0, 0
-		s.hist.Reset()
+		s.latency.reset()
 	}
 	s.done++
 	if isErr {
 		s.errs++
 	}
-	_ = s.hist.RecordValue(us)
+	s.latency.add(latency)
 }
 
-// read returns the completions, errors and latency p99 of the window ending at now.
+// read returns the completions, errors and exact latency p99 (nearest rank) of the window ending
+// at now. It copies the latencies under the lock and sorts them after.
 func (w *window) read(now time.Time) (done, errs uint64, p99 time.Duration) {
 	id := w.slotID(now)
+	var all samples
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.scratch.Reset()
 	for i := range w.slots {
 		s := &w.slots[i]
 		if s.id > id-windowSlots && s.id <= id {
 			done += s.done
 			errs += s.errs
-			w.scratch.Merge(s.hist)
+			all.addAll(&s.latency)
 		}
 	}
-	return done, errs, time.Duration(w.scratch.ValueAtQuantile(99)) * time.Microsecond
+	w.mu.Unlock()
+	return done, errs, all.quantile(0.99)
 }
