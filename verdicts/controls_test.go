@@ -179,23 +179,32 @@ func build(t *testing.T, c control) *scenarios.Scenario {
 	return sc
 }
 
-// judge runs sc end to end and returns its summary; the run must be valid (a control that
-// cannot be judged proves nothing). The send-lag bound is 10 ms, as the sweep's: the effects are
-// hundreds of milliseconds.
+// judge runs sc end to end and returns its summary. The run must be valid: a control that
+// cannot be judged proves nothing. A run made invalid by the machine (send lag over the bound,
+// which is 10 ms as the sweep's: the effects are hundreds of milliseconds) is tried again, up to
+// three times in all; if the machine never allows a valid run the test is skipped with the
+// reason, never passed on an unjudged run.
 func judge(t *testing.T, sc *scenarios.Scenario) *report.Summary {
 	t.Helper()
-	res, err := experiment.Run(context.Background(), sc, experiment.Options{ResultsRoot: t.TempDir(), LagLimit: 10 * time.Millisecond})
-	if err != nil {
-		t.Fatalf("run: %v", err)
+	const tries = 3
+	var invalid []string
+	for try := 1; try <= tries; try++ {
+		res, err := experiment.Run(context.Background(), sc, experiment.Options{ResultsRoot: t.TempDir(), LagLimit: 10 * time.Millisecond})
+		if err != nil {
+			t.Fatalf("run: %v", err)
+		}
+		s, err := report.Analyze(res.Dir)
+		if err != nil {
+			t.Fatalf("analyze: %v", err)
+		}
+		if s.Valid {
+			return s
+		}
+		invalid = s.Invalid
+		t.Logf("try %d of %d is invalid, so it cannot serve as a control: %v", try, tries, s.Invalid)
 	}
-	s, err := report.Analyze(res.Dir)
-	if err != nil {
-		t.Fatalf("analyze: %v", err)
-	}
-	if !s.Valid {
-		t.Fatalf("the run is invalid, so it cannot serve as a control: %v", s.Invalid)
-	}
-	return s
+	t.Skipf("no valid run in %d tries (the machine is too busy to judge): %v", tries, invalid)
+	return nil
 }
 
 // TestNegativeControls runs each variant and checks that none of its target claims holds. The
