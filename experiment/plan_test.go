@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/bulkheadlab/bulkhead/faults"
-	"github.com/bulkheadlab/bulkhead/loadgen"
 	"github.com/bulkheadlab/bulkhead/scenarios"
 )
 
@@ -46,13 +45,13 @@ func TestNewPlan(t *testing.T) {
 	}{
 		{name: "one repetition: the configuration's name, streams half an interval apart",
 			sc: hyp, conf: 0, rep: 1, folder: "shared",
-			offsets: []time.Duration{0, 10 * ms}, arrivals: []string{"constant", "constant"}, lagLimit: loadgen.DefaultLagLimit},
+			offsets: []time.Duration{0, 10 * ms}, arrivals: []string{"constant", "constant"}, lagLimit: 5 * ms}, // the scenario's declared load.lag_limit,
 		{name: "repetition 2 of 3 moves the second stream to 0.88 of the interval",
 			sc: hyp3, conf: 1, rep: 2, folder: "split-r2",
-			offsets: []time.Duration{0, 17600 * time.Microsecond}, arrivals: []string{"constant", "constant"}, lagLimit: loadgen.DefaultLagLimit},
+			offsets: []time.Duration{0, 17600 * time.Microsecond}, arrivals: []string{"constant", "constant"}, lagLimit: 5 * ms},
 		{name: "repetition 3 of 3 to 0.26",
 			sc: hyp3, conf: 0, rep: 3, folder: "shared-r3",
-			offsets: []time.Duration{0, 5300 * time.Microsecond}, arrivals: []string{"constant", "constant"}, lagLimit: loadgen.DefaultLagLimit},
+			offsets: []time.Duration{0, 5300 * time.Microsecond}, arrivals: []string{"constant", "constant"}, lagLimit: 5 * ms},
 		{name: "Poisson arrivals are not shifted; the command line's lag limit wins",
 			sc: poisson, conf: 0, rep: 1, lagFlag: 3 * ms, folder: "shared",
 			offsets: []time.Duration{0, 0}, arrivals: []string{"poisson", "poisson"}, lagLimit: 3 * ms},
