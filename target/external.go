@@ -362,3 +362,12 @@ func (e *External) Describe() (json.RawMessage, error) { return json.Marshal(e.r
 
 // Record returns what the manifest records of the target.
 func (e *External) Record() Record { return e.rec }
+
+// Exited returns a channel closed when a command target's process has exited (never closed for
+// a URL target).
+func (e *External) Exited() <-chan struct{} {
+	if e.proc == nil {
+		return make(chan struct{})
+	}
+	return e.proc.Exited()
+}
