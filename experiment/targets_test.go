@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -107,6 +108,35 @@ func TestRunRealUpstream(t *testing.T) {
 	n, _ := countRaw(t, filepath.Join(res.Dir, "shared", m.Endpoints[0].RawFile))
 	if n == 0 || m.Endpoints[0].Sent != n {
 		t.Errorf("/a: %d results, %d sent", n, m.Endpoints[0].Sent)
+	}
+	noProxyOn(t, listen)
+}
+
+// A command target that exits before it is ready stops the run with an error naming the
+// configuration, the command, the ready address and its stderr; its stderr is kept in the run
+// folder and no proxy is left listening.
+func TestRunCommandExits(t *testing.T) {
+	free, _ := net.Listen("tcp", "127.0.0.1:0")
+	listen := free.Addr().String()
+	free.Close()
+	sc := tiny(t, "    listen: "+listen, "")
+	sc.Configurations[0].Target = &scenarios.Target{
+		Command: []string{"sh", "-c", "echo no such flag --mode >&2; exit 3", "{port}"},
+		Ready:   "http://127.0.0.1:{port}/healthz",
+	}
+	root := t.TempDir()
+	_, err := experiment.Run(context.Background(), sc, experiment.Options{ResultsRoot: root})
+	for _, w := range []string{"configuration shared", "exited with status 3 before it was ready", "/healthz", "no such flag --mode"} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("err = %v, want it to say %q", err, w)
+		}
+	}
+	logs, _ := filepath.Glob(filepath.Join(root, "*", "shared", "target.stderr.log"))
+	if len(logs) != 1 {
+		t.Fatalf("stderr logs %v, want one in the configuration's folder", logs)
+	}
+	if b, _ := os.ReadFile(logs[0]); !strings.Contains(string(b), "no such flag") {
+		t.Errorf("%s = %q", logs[0], b)
 	}
 	noProxyOn(t, listen)
 }
