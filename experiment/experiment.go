@@ -29,6 +29,10 @@ import (
 // DefaultResultsRoot is where run folders go unless told otherwise.
 const DefaultResultsRoot = "results"
 
+// StartErrorFile is written into a configuration's folder when its dependencies, proxies or
+// target could not be started: the error, naming the part and its address.
+const StartErrorFile = "start-error.txt"
+
 // ErrInterrupted is returned (wrapped) when the run was stopped before its time line ended. The
 // run folder is still complete and marked partial.
 var ErrInterrupted = errors.New("run interrupted")
@@ -408,6 +412,8 @@ func execute(ctx context.Context, p *Plan, dir string, parallel int, opts Option
 	}
 	b, err := startBench(ctx, p, dir, opts)
 	if err != nil {
+		// The configuration's folder says why nothing was measured in it.
+		_ = os.WriteFile(filepath.Join(dir, StartErrorFile), []byte(err.Error()+"\n"), 0o644)
 		return nil, err
 	}
 	defer b.close()

@@ -138,5 +138,8 @@ func TestRunCommandExits(t *testing.T) {
 	if b, _ := os.ReadFile(logs[0]); !strings.Contains(string(b), "no such flag") {
 		t.Errorf("%s = %q", logs[0], b)
 	}
+	if b, _ := os.ReadFile(filepath.Join(filepath.Dir(logs[0]), experiment.StartErrorFile)); !strings.Contains(string(b), "exited with status 3") {
+		t.Errorf("%s = %q, want the start error", experiment.StartErrorFile, b)
+	}
 	noProxyOn(t, listen)
 }
