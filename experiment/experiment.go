@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
 	"runtime/debug"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -26,6 +28,10 @@ import (
 
 // DefaultResultsRoot is where run folders go unless told otherwise.
 const DefaultResultsRoot = "results"
+
+// StartErrorFile is written into a configuration's folder when its dependencies, proxies or
+// target could not be started: the error, naming the part and its address.
+const StartErrorFile = "start-error.txt"
 
 // ErrInterrupted is returned (wrapped) when the run was stopped before its time line ended. The
 // run folder is still complete and marked partial.
@@ -95,6 +101,9 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Result, er
 	if err := checkToxiproxy(ctx, opts.Toxiproxy); err != nil {
 		return nil, err
 	}
+	if fixedListen(sc) && opts.Parallel > 1 && len(plans) > 1 {
+		return nil, fmt.Errorf("--parallel %d: the scenario fixes its dependencies' listen addresses, so its configurations can only run one after another (--parallel 1)", opts.Parallel)
+	}
 	dir, id, err := createRunFolder(sc, opts)
 	if err != nil {
 		return nil, err
@@ -104,6 +113,9 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Result, er
 		n = DefaultParallel(plans, runtime.NumCPU())
 	}
 	n = min(n, len(plans))
+	if fixedListen(sc) {
+		n = 1 // proxies on addresses the scenario fixes exist once: configurations take turns
+	}
 	run := rundir.Run{
 		Scenario: sc.Name, RunID: id, Description: sc.Description, Started: time.Now(),
 		Command: opts.Command, Overrides: opts.Overrides, Parallel: n,
@@ -129,6 +141,16 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Result, er
 		return res, errors.Join(runErr, err)
 	}
 	return res, runErr
+}
+
+// fixedListen reports whether a dependency's proxy listens on an address the scenario fixes.
+func fixedListen(sc *scenarios.Scenario) bool {
+	for _, d := range sc.Dependencies {
+		if d.Listen != "" {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *Result) add(folder string, m *rundir.Manifest) {
@@ -236,6 +258,7 @@ type bench struct {
 	fakes    *target.Fakes
 	injector proxy.Injector
 	proxies  map[string]string // dependency -> proxy name
+	listen   map[string]string // component -> address it listens on
 	target   target.Target
 }
 
@@ -255,10 +278,12 @@ func (b *bench) close() error {
 	return errors.Join(errs...)
 }
 
-// startBench starts p's fake dependencies, a Toxiproxy proxy in front of each and the target,
-// told to call the dependencies through the proxies. On error it stops whatever it started.
-func startBench(ctx context.Context, p *Plan, opts Options) (_ *bench, err error) {
-	b := &bench{proxies: map[string]string{}}
+// startBench starts p's fake dependencies (those without a real upstream), a Toxiproxy proxy in
+// front of each dependency (on its listen: address when the scenario fixes one) and the target,
+// told to call the dependencies through the proxies; a command target's output goes to dir. On
+// error it stops whatever it started; the error names the configuration's part and its address.
+func startBench(ctx context.Context, p *Plan, dir string, opts Options) (_ *bench, err error) {
+	b := &bench{proxies: map[string]string{}, listen: map[string]string{}}
 	defer func() {
 		if err != nil {
 			b.close()
@@ -274,30 +299,102 @@ func startBench(ctx context.Context, p *Plan, opts Options) (_ *bench, err error
 		b.injector = proxy.NewEmbedded()
 	}
 	sc := p.Scenario
-	if b.fakes, err = target.StartFakes(sc.Dependencies, nil, func(i int) int64 { return p.DependencySeeds[i] }); err != nil {
+	upstreams := map[string]string{}
+	for _, d := range sc.Dependencies {
+		if d.Upstream != "" {
+			upstreams[d.Name] = "http://" + d.Upstream
+		}
+	}
+	if b.fakes, err = target.StartFakes(sc.Dependencies, upstreams, func(i int) int64 { return p.DependencySeeds[i] }); err != nil {
 		return nil, err
 	}
 	proxied := map[string]string{}
 	for _, d := range sc.Dependencies {
+		up := d.Upstream
+		if up == "" {
+			up = hostOf(b.fakes.URLs[d.Name])
+		} else if err := reachable(ctx, up); err != nil {
+			return nil, fmt.Errorf("dependency %s: upstream %s: %w", d.Name, up, err)
+		}
 		// Proxy names are unique per configuration run and process, so that an external
 		// Toxiproxy shared by concurrent runs does not mix them.
 		pname := fmt.Sprintf("bulkhead-%s-%s-%d", p.Folder, d.Name, os.Getpid())
-		listen, err := b.injector.AddProxy(ctx, pname, hostOf(b.fakes.URLs[d.Name]))
+		listen, err := b.injector.AddProxyAt(ctx, pname, d.Listen, up)
 		if err != nil {
-			return nil, fmt.Errorf("proxy for dependency %s: %w", d.Name, err)
+			return nil, fmt.Errorf("proxy for dependency %s (listen %s): %w", d.Name, orEphemeral(d.Listen), err)
 		}
 		b.proxies[d.Name] = pname
+		b.listen["proxy:"+d.Name] = listen
 		proxied[d.Name] = "http://" + listen
 	}
 	starter := opts.Target
 	if starter == nil {
-		starter = target.BuiltIn{}
+		starter = target.For(p.Configuration)
 	}
-	b.target, err = starter.Start(ctx, target.Spec{Scenario: sc, Configuration: p.Configuration, Dependencies: proxied})
+	b.target, err = starter.Start(ctx, target.Spec{Scenario: sc, Configuration: p.Configuration, Dependencies: proxied, Folder: dir})
 	if err != nil {
 		return nil, fmt.Errorf("start target: %w", err)
 	}
+	b.listen["service"] = b.target.URL()
+	if e, ok := b.target.(*target.External); ok && e.Record().Metrics != "" {
+		b.listen["metrics"] = e.Record().Metrics
+	}
 	return b, nil
+}
+
+func orEphemeral(listen string) string {
+	if listen == "" {
+		return "127.0.0.1:0"
+	}
+	return listen
+}
+
+// reachable checks a real upstream accepts a TCP connection, within 3 s.
+func reachable(ctx context.Context, hostport string) error {
+	var dl net.Dialer
+	dctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	c, err := dl.DialContext(dctx, "tcp", hostport)
+	if err != nil {
+		return fmt.Errorf("unreachable: %w", err)
+	}
+	return c.Close()
+}
+
+// listenLines say where each component of a configuration run listens: the service, its
+// metrics, each dependency's proxy.
+func listenLines(folder string, listen map[string]string) []string {
+	keys := make([]string, 0, len(listen))
+	for k := range listen {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, k+" "+listen[k])
+	}
+	return []string{"  " + folder + " listens: " + strings.Join(parts, ", ")}
+}
+
+// targetRecord is the manifest's account of b's target.
+func targetRecord(p *Plan, b *bench) *rundir.Target {
+	t := &rundir.Target{Kind: rundir.TargetBuiltIn, Listen: b.listen}
+	if e, ok := b.target.(*target.External); ok {
+		r := e.Record()
+		out := r.Outcomes
+		t.Kind, t.Command, t.URL, t.Metrics, t.Outcomes = r.Kind, r.Command, r.URL, r.Metrics, &out
+	}
+	return t
+}
+
+// classifier is how the load generator classes p's results: the built-in contract for the
+// built-in service, the configuration's outcome mapping for any other target.
+func classifier(p *Plan) outcome.Classifier {
+	if p.Configuration.Target == nil {
+		return nil
+	}
+	m := p.Configuration.Target.Outcomes
+	return m.Classify
 }
 
 // hostOf returns the host:port of a fake dependency's URL ("http://127.0.0.1:PORT").
@@ -313,8 +410,10 @@ func execute(ctx context.Context, p *Plan, dir string, parallel int, opts Option
 	if err := makeFolders(dir); err != nil {
 		return nil, err
 	}
-	b, err := startBench(ctx, p, opts)
+	b, err := startBench(ctx, p, dir, opts)
 	if err != nil {
+		// The configuration's folder says why nothing was measured in it.
+		_ = os.WriteFile(filepath.Join(dir, StartErrorFile), []byte(err.Error()+"\n"), 0o644)
 		return nil, err
 	}
 	defer b.close()
@@ -327,17 +426,22 @@ func execute(ctx context.Context, p *Plan, dir string, parallel int, opts Option
 		return nil, err
 	}
 	defer out.close()
-	lopts := append([]loadgen.Opt{loadgen.WithTimeout(p.LoadTimeout), loadgen.WithLagLimit(m.LagLimit)}, opts.Loadgen...)
+	lopts := append([]loadgen.Opt{loadgen.WithTimeout(p.LoadTimeout), loadgen.WithLagLimit(m.LagLimit),
+		loadgen.WithClassifier(classifier(p))}, opts.Loadgen...)
 	lr, err := loadgen.Start(ctx, out.attacks(p, b.target.URL()), p.Duration, lopts...)
 	if err != nil {
 		return nil, err
 	}
 	m.Started = lr.T0()
+	live.note(listenLines(p.Folder, b.listen))
 	live.start(lr)
 	checks, runErr := runTimeLine(ctx, lr, b, m, p.SampleEvery, out.resources)
 	live.end(checkLines(p.Folder, checks))
 	m.Ended = time.Now()
 	recordChecks(m, checks, lr.Pooled(), ctx.Err() != nil)
+	if c, ok := b.target.(target.Checker); ok {
+		m.Target.Problems = c.Problems()
+	}
 	if err := errors.Join(runErr, out.close()); err != nil && !errors.Is(err, os.ErrClosed) {
 		m.Valid = false
 		m.Invalid = append(m.Invalid, "error while running: "+err.Error())
@@ -373,6 +477,7 @@ func manifestFor(p *Plan, b *bench, parallel int, opts Options) (*rundir.Manifes
 	if opts.Toxiproxy != "" {
 		m.Toxiproxy = opts.Toxiproxy
 	}
+	m.Target = targetRecord(p, b)
 	if d, ok := b.target.(target.Describer); ok {
 		svc, err := d.Describe()
 		if err != nil {
@@ -534,7 +639,9 @@ func schedule(ctx context.Context, stop <-chan struct{}, t0 time.Time, b *bench,
 			if err := b.injector.Clear(cctx, p); err != nil {
 				errs = append(errs, err)
 			}
-			b.fakes.Servers[dep].SetFailing(0)
+			if f := b.fakes.Servers[dep]; f != nil {
+				f.SetFailing(0)
+			}
 		}
 	}
 	defer clearAll()
@@ -589,7 +696,11 @@ func schedule(ctx context.Context, stop <-chan struct{}, t0 time.Time, b *bench,
 func applyFault(ctx context.Context, b *bench, f faults.Fault) error {
 	e := f.Effect()
 	if e.Status != 0 {
-		b.fakes.Servers[f.Dependency].SetFailing(e.Status)
+		srv := b.fakes.Servers[f.Dependency]
+		if srv == nil {
+			return fmt.Errorf("a %s fault makes the dependency answer %d, which only a built-in fake can do; %s is a real upstream", f.Type, e.Status, f.Dependency)
+		}
+		srv.SetFailing(e.Status)
 	}
 	return b.injector.Apply(ctx, b.proxies[f.Dependency], e)
 }

@@ -118,6 +118,20 @@ func (s *slot) end(lines []string) {
 	}
 }
 
+// note prints lines above the live block without ending the slot.
+func (s *slot) note(lines []string) {
+	b := s.b
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.w == nil {
+		return
+	}
+	b.clear()
+	for _, l := range lines {
+		fmt.Fprintln(b.w, l)
+	}
+}
+
 // clear removes the live block from the screen (the cursor ends where it began).
 func (b *board) clear() {
 	if !b.live || b.drawn == 0 {

@@ -3,6 +3,8 @@ package loadgen
 import (
 	"fmt"
 	"time"
+
+	"github.com/bulkheadlab/bulkhead/outcome"
 )
 
 // Defaults of the options; reuse them as flag defaults.
@@ -48,6 +50,7 @@ type options struct {
 	connections int
 	lagLimit    time.Duration
 	keepAlive   bool
+	classify    outcome.Classifier
 }
 
 func defaultOptions() options {
@@ -57,6 +60,7 @@ func defaultOptions() options {
 		connections: DefaultConnections,
 		lagLimit:    DefaultLagLimit,
 		keepAlive:   DefaultKeepAlive,
+		classify:    outcome.Classify,
 	}
 }
 
@@ -90,6 +94,17 @@ func WithConnections(n int) Opt { return func(o *options) { o.connections = n } 
 // WithLagLimit sets the send lag p99 above which a Check is invalid (default DefaultLagLimit). It
 // must be positive.
 func WithLagLimit(d time.Duration) Opt { return func(o *options) { o.lagLimit = d } }
+
+// WithClassifier sets how a result is classed (the X-Loadgen-Class of the raw file; default
+// outcome.Classify, the built-in service's contract). A target that does not send our headers
+// passes its outcome.Mapping's Classify. A nil c means the default.
+func WithClassifier(c outcome.Classifier) Opt {
+	return func(o *options) {
+		if c != nil {
+			o.classify = c
+		}
+	}
+}
 
 // WithKeepAlive turns connection reuse on or off (default DefaultKeepAlive).
 func WithKeepAlive(on bool) Opt { return func(o *options) { o.keepAlive = on } }

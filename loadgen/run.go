@@ -493,7 +493,7 @@ func (a *attackRun) record(r *Run, res *vegeta.Result) {
 	a.lagMax = max(a.lagMax, lag)
 	a.lag.add(lag)
 
-	class := outcome.Classify(int(res.Code), res.Headers, res.Error)
+	class := r.opts.classify(int(res.Code), res.Headers, res.Error)
 	h := make(http.Header, len(outcome.KeptHeaders)+2)
 	for _, k := range outcome.KeptHeaders {
 		if v := res.Headers[k]; len(v) > 0 {

@@ -81,6 +81,24 @@ func topologyOf(m *rundir.Manifest) (outcome.Topology, error) {
 	return t, nil
 }
 
+// targetText describes the system under test and the outcome mapping its results were classed
+// by, for the report.
+func targetText(t *rundir.Target) (target, outcomes string) {
+	if t == nil || t.Kind == "" || t.Kind == rundir.TargetBuiltIn {
+		return "the built-in service", "the built-in X-Bulkhead-Outcome contract"
+	}
+	switch t.Kind {
+	case rundir.TargetCommand:
+		target = "command `" + strings.Join(t.Command, " ") + "`"
+	default:
+		target = t.Kind + " " + t.URL
+	}
+	if t.Metrics != "" {
+		target += ", resources scraped from " + t.Metrics
+	}
+	return target, t.Outcomes.String()
+}
+
 // outcomeTable interns outcomes so that each record carries a 4-byte key.
 type outcomeTable struct {
 	idx  map[kind]uint32
@@ -207,6 +225,10 @@ func loadConfiguration(runDir, name string, bucket time.Duration, keep map[strin
 	}
 	if c.Config == "" {
 		c.Config = name
+	}
+	c.Target, c.Outcomes = targetText(m.Target)
+	if m.Target != nil {
+		c.TargetProblems = m.Target.Problems
 	}
 	if c.ClientTimeoutMS == 0 {
 		c.ClientTimeoutMS = ms(int64(svc.ClientTimeout))

@@ -74,6 +74,17 @@ func (s *Summary) markdown(jobs []plotJob) string {
 				}
 			}
 		}
+		w("\n")
+		for _, cf := range firstOfEachConfig(s.Configurations) {
+			if cf.Target != "" {
+				w("- %s: system under test %s; outcomes classed by %s.\n", cf.Config, cf.Target, cf.Outcomes)
+			}
+		}
+		for _, cf := range s.Configurations {
+			for _, p := range cf.TargetProblems {
+				w("- %s: while it ran: %s\n", cf.Name, p)
+			}
+		}
 		w("\n| phase | start (s) | end (s) | faults (resolved) |\n|---|---|---|---|\n")
 		for _, ph := range c.Phases {
 			var d []string

@@ -60,10 +60,16 @@ type Configuration struct {
 	ClientTimeoutMS float64 `json:"client_timeout_ms"`
 	// LagLimitMS is the send-lag p99 the load generator held this run to (manifests before the
 	// limit was recorded: 0, meaning the 1 ms default).
-	LagLimitMS float64       `json:"lag_limit_ms"`
-	Pools      []PoolInfo    `json:"pools"`
-	Endpoints  []EndpointRun `json:"endpoints"`
-	Phases     []Phase       `json:"phases"`
+	LagLimitMS float64 `json:"lag_limit_ms"`
+	// Target says what the system under test was ("the built-in service", "command node
+	// server.js ...", "url http://..."); Outcomes how its responses were classed; TargetProblems
+	// what went wrong with it while it ran (from the manifest).
+	Target         string        `json:"target,omitempty"`
+	Outcomes       string        `json:"outcomes,omitempty"`
+	TargetProblems []string      `json:"target_problems,omitempty"`
+	Pools          []PoolInfo    `json:"pools"`
+	Endpoints      []EndpointRun `json:"endpoints"`
+	Phases         []Phase       `json:"phases"`
 	// Timeline holds per endpoint path one Bucket per BucketS seconds of the time line.
 	Timeline map[string][]Bucket `json:"timeline"`
 	// Outside counts results whose send offset lies in no phase.

@@ -80,13 +80,39 @@ type Manifest struct {
 	Service json.RawMessage `json:"service,omitempty"`
 	// Topology is the contract view of the system under test the report attributes from. Older
 	// folders lack it; their Service decodes into a Topology.
-	Topology  *outcome.Topology `json:"topology,omitempty"`
-	Phases    []Phase           `json:"phases"`
-	Endpoints []Endpoint        `json:"endpoints"`
-	Resolved  map[string]any    `json:"resolved,omitempty"` // scenario values resolved at load time (e.g. "0.9x timeout" -> 450ms)
-	Toxiproxy string            `json:"toxiproxy"`          // "embedded" or the external URL
+	Topology *outcome.Topology `json:"topology,omitempty"`
+	// Target says what the system under test was: the built-in service, a command the runner
+	// started, or a URL already running, with the outcome mapping its responses were classed by
+	// and what went wrong with it while running. Older folders lack it (the built-in service).
+	Target    *Target        `json:"target,omitempty"`
+	Phases    []Phase        `json:"phases"`
+	Endpoints []Endpoint     `json:"endpoints"`
+	Resolved  map[string]any `json:"resolved,omitempty"` // scenario values resolved at load time (e.g. "0.9x timeout" -> 450ms)
+	Toxiproxy string         `json:"toxiproxy"`          // "embedded" or the external URL
 	// LagLimit is the send-lag p99 above which the load generator marked the run invalid.
 	LagLimit time.Duration `json:"lag_limit_ns"`
+}
+
+// Target kinds (Target.Kind).
+const (
+	TargetBuiltIn = "builtin"
+	TargetCommand = "command"
+	TargetURL     = "url"
+)
+
+// Target is the manifest's account of the system under test.
+type Target struct {
+	Kind    string   `json:"kind"`
+	Command []string `json:"command,omitempty"`
+	URL     string   `json:"url,omitempty"`
+	Metrics string   `json:"metrics,omitempty"`
+	// Outcomes is the mapping responses were classed by (nil: the built-in contract).
+	Outcomes *outcome.Mapping `json:"outcomes,omitempty"`
+	// Listen is where each component listened: "service", "metrics", "proxy:NAME".
+	Listen map[string]string `json:"listen,omitempty"`
+	// Problems are what went wrong with the target while it ran (scrapes that failed, a command
+	// that exited); the measured results are kept.
+	Problems []string `json:"problems,omitempty"`
 }
 
 // Versions records what produced the run.

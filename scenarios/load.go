@@ -574,6 +574,8 @@ func (d *decoder) dependency(n *yaml.Node, path string, dep *Dependency) {
 		{name: "name", required: true, decode: d.str(&dep.Name)},
 		{name: "latency", decode: d.duration(&dep.Latency, true)},
 		{name: "jitter", decode: d.duration(&dep.Jitter, true)},
+		{name: "upstream", decode: d.str(&dep.Upstream)},
+		{name: "listen", decode: d.str(&dep.Listen)},
 		{name: "breaker", decode: func(n *yaml.Node, path string) {
 			b := &service.BreakerConfig{}
 			if isNull(deref(n)) {
@@ -609,6 +611,7 @@ func (d *decoder) configuration(n *yaml.Node, path string, i int, c *Configurati
 		{name: "mode", decode: d.str(&c.Mode)},
 		{name: "size", decode: d.intField(&c.Size)},
 		{name: "breakers", decode: d.boolPtr(&c.Breakers)},
+		{name: "target", decode: func(n *yaml.Node, path string) { d.target(n, path, c) }},
 		{name: "pools", decode: func(n *yaml.Node, path string) {
 			n = deref(n)
 			if n.Kind == yaml.ScalarNode && n.Tag != "!!null" {

@@ -68,6 +68,12 @@ type Dependency struct {
 	// seeded source. Both in [0, service.MaxDuration].
 	Latency time.Duration `yaml:"latency"`
 	Jitter  time.Duration `yaml:"jitter"`
+	// Upstream, when set, is a real server (host:port) the dependency's proxy forwards to,
+	// instead of a built-in fake; Latency and Jitter are then not used.
+	Upstream string `yaml:"upstream,omitempty"`
+	// Listen, when set, is the address (host:port) the dependency's Toxiproxy proxy listens on,
+	// so a service can be configured before the run; else an ephemeral loopback port.
+	Listen string `yaml:"listen,omitempty"`
 }
 
 // Endpoint is one inbound path of the service: the service's own EndpointConfig (path, calls,
@@ -95,6 +101,10 @@ type Configuration struct {
 	// into Pools and records the expansion in Scenario.Resolved; Size is then informational and is
 	// not marshalled, since Pools is.
 	Size int `yaml:"-"`
+	// Target is the system under test when it is not the built-in service: a command the runner
+	// starts or a URL already running. Nil means the built-in service; Mode and Pools then
+	// describe the target for the report instead of building it.
+	Target *Target `yaml:"target,omitempty"`
 }
 
 // Pool is one pool of a configuration: the service's own PoolConfig, and the inbound endpoints

@@ -45,6 +45,7 @@ func (s *Scenario) validate() *problems {
 		p.add("sample_every", "%v is longer than the %v allowed", s.SampleEvery, service.MaxDuration)
 	}
 
+	s.checkTargets(p)
 	known := map[string]bool{}
 	for i, d := range s.Dependencies {
 		known[d.Name] = true

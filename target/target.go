@@ -48,6 +48,9 @@ type Spec struct {
 	Dependencies map[string]string
 	// Addr is the address to listen on; "" means an ephemeral loopback port.
 	Addr string
+	// Folder is the configuration's run folder, where a command target's stdout and stderr go;
+	// "" discards them.
+	Folder string
 }
 
 // Starter starts targets. Start blocks until the target is ready to serve (listening, or

@@ -55,6 +55,14 @@ func NewEmbedded() *Embedded {
 // upstream (host:port) and returns its listen address. The upstream is dialled per accepted
 // connection, so it need not be up yet. On failure nothing is left listening.
 func (e *Embedded) AddProxy(ctx context.Context, name, upstream string) (string, error) {
+	return e.AddProxyAt(ctx, name, "", upstream)
+}
+
+// AddProxyAt is AddProxy listening on listen ("" means an ephemeral loopback port).
+func (e *Embedded) AddProxyAt(ctx context.Context, name, listen, upstream string) (string, error) {
+	if listen == "" {
+		listen = listenAddr
+	}
 	if err := ctx.Err(); err != nil {
 		return "", fmt.Errorf("proxy: add proxy %q: %w", name, err)
 	}
@@ -72,7 +80,7 @@ func (e *Embedded) AddProxy(ctx context.Context, name, upstream string) (string,
 	if _, ok := e.proxies[name]; ok {
 		return "", fmt.Errorf("proxy: add proxy %q: %w", name, ErrProxyExists)
 	}
-	p := toxiproxy.NewProxy(e.srv, name, listenAddr, upstream)
+	p := toxiproxy.NewProxy(e.srv, name, listen, upstream)
 	if err := e.srv.Collection.Add(p, true); err != nil {
 		if errors.Is(err, toxiproxy.ErrProxyAlreadyExists) {
 			err = ErrProxyExists

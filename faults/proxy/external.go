@@ -89,6 +89,15 @@ func (x *External) Version() string { return x.version }
 // (host:port, as the server's host sees it), and returns the address the server bound. A name the
 // server already has gives ErrProxyExists (even when another client made it).
 func (x *External) AddProxy(ctx context.Context, name, upstream string) (string, error) {
+	return x.AddProxyAt(ctx, name, "", upstream)
+}
+
+// AddProxyAt is AddProxy listening on listen ("" means an ephemeral loopback port of the
+// Toxiproxy server's host).
+func (x *External) AddProxyAt(ctx context.Context, name, listen, upstream string) (string, error) {
+	if listen == "" {
+		listen = listenAddr
+	}
 	if name == "" {
 		return "", fmt.Errorf("proxy: add proxy: empty name")
 	}
@@ -98,7 +107,7 @@ func (x *External) AddProxy(ctx context.Context, name, upstream string) (string,
 	if err := x.check(); err != nil {
 		return "", fmt.Errorf("proxy: add proxy %q: %w", name, err)
 	}
-	in := toxiclient.Proxy{Name: name, Listen: listenAddr, Upstream: upstream, Enabled: true}
+	in := toxiclient.Proxy{Name: name, Listen: listen, Upstream: upstream, Enabled: true}
 	var out toxiclient.Proxy
 	if err := x.do(ctx, http.MethodPost, "/proxies", in, http.StatusCreated, &out); err != nil {
 		return "", fmt.Errorf("proxy: add proxy %q: %w", name, err)

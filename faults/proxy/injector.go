@@ -30,6 +30,10 @@ type Injector interface {
 	// AddProxy creates a proxy named name listening on 127.0.0.1:0 (ephemeral) in front of
 	// upstream (host:port) and returns its listen address host:port.
 	AddProxy(ctx context.Context, name, upstream string) (listen string, err error)
+	// AddProxyAt is AddProxy listening on listen (host:port; "" means 127.0.0.1:0), so that a
+	// service can be configured with the address before the run. An address already taken is
+	// an error naming it.
+	AddProxyAt(ctx context.Context, name, listen, upstream string) (string, error)
 	// Apply installs the proxy's part of e, adding to what the proxy already has: e.Toxic is
 	// added (replacing a toxic of the same name, that is of the same type and stream), and
 	// e.ProxyDown disables the proxy. e.Status is the dependency's own answer, not the proxy's:

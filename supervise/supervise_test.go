@@ -1,0 +1,219 @@
+package supervise_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/bulkheadlab/bulkhead/supervise"
+)
+
+// The test binary plays the child: SUPERVISE_CHILD selects what it does.
+func TestMain(m *testing.M) {
+	switch os.Getenv("SUPERVISE_CHILD") {
+	case "":
+		os.Exit(m.Run())
+	case "serve": // answer /ready on SUPERVISE_ADDR, print a line on each stream
+		fmt.Println("child stdout")
+		fmt.Fprintln(os.Stderr, "child stderr")
+		http.HandleFunc("/ready", func(w http.ResponseWriter, _ *http.Request) {})
+		http.HandleFunc("/notyet", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(503) })
+		err := http.ListenAndServe(os.Getenv("SUPERVISE_ADDR"), nil)
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(3)
+	case "exit":
+		fmt.Fprintln(os.Stderr, "bad flag --mode: want shared or split")
+		os.Exit(2)
+	case "ignoreterm": // never ready, ignores SIGTERM
+		signal.Ignore(syscall.SIGTERM)
+		fmt.Fprintln(os.Stderr, "ignoring SIGTERM")
+		time.Sleep(time.Hour)
+	case "spawn": // start a grandchild, write its pid to SUPERVISE_PIDFILE, then wait
+		c := exec.Command("sleep", "3600")
+		if err := c.Start(); err != nil {
+			os.Exit(4)
+		}
+		os.WriteFile(os.Getenv("SUPERVISE_PIDFILE"), []byte(strconv.Itoa(c.Process.Pid)), 0o644)
+		c.Wait()
+	}
+	os.Exit(0)
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func self(t *testing.T) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exe
+}
+
+func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
+
+// A child that becomes ready is returned running, its output lands in the files, and Stop ends it
+// with SIGTERM without an error.
+func TestStartReadyThenStop(t *testing.T) {
+	dir := t.TempDir()
+	addr := freeAddr(t)
+	p, err := supervise.Start(context.Background(), supervise.Spec{
+		Name: "test child", Argv: []string{self(t)}, Env: []string{"SUPERVISE_CHILD=serve", "SUPERVISE_ADDR=" + addr},
+		Stdout: filepath.Join(dir, "out.log"), Stderr: filepath.Join(dir, "err.log"), Ready: "http://" + addr + "/ready",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp, err := http.Get("http://" + addr + "/ready"); err != nil {
+		t.Fatalf("not serving after Start: %v", err)
+	} else {
+		resp.Body.Close()
+	}
+	if err := p.Stop(); err != nil {
+		t.Fatalf("Stop = %v, want nil", err)
+	}
+	if alive(p.Pid()) {
+		t.Errorf("pid %d still alive after Stop", p.Pid())
+	}
+	for file, want := range map[string]string{"out.log": "child stdout", "err.log": "child stderr"} {
+		b, err := os.ReadFile(filepath.Join(dir, file))
+		if err != nil || !strings.Contains(string(b), want) {
+			t.Errorf("%s = %q, %v; want it to contain %q", file, b, err, want)
+		}
+	}
+	if err := p.Stop(); err != nil {
+		t.Errorf("second Stop = %v, want nil", err)
+	}
+}
+
+// Every way of not becoming ready is an error naming the child, its command and the ready
+// address, with the reason and the tail of its stderr; nothing is left running.
+func TestStartFailures(t *testing.T) {
+	addr := freeAddr(t)
+	cases := []struct {
+		name    string
+		env     string
+		ready   string
+		timeout time.Duration
+		want    []string
+	}{
+		{"exits early", "exit", "http://" + addr + "/ready", 0,
+			[]string{"exited with status 2 before it was ready", "bad flag --mode", addr}},
+		{"never ready", "ignoreterm", "http://" + addr + "/ready", 300 * time.Millisecond,
+			[]string{"not ready after 300ms", "connection refused", "ignoring SIGTERM", addr}},
+		{"answers but not 2xx", "serve", "http://" + addr + "/notyet", 300 * time.Millisecond,
+			[]string{"not ready after 300ms", "status 503", addr}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := supervise.Start(context.Background(), supervise.Spec{
+				Name: "configuration shared: target", Argv: []string{self(t), "--flag"},
+				Env:   []string{"SUPERVISE_CHILD=" + c.env, "SUPERVISE_ADDR=" + addr},
+				Ready: c.ready, ReadyTimeout: c.timeout, Grace: 200 * time.Millisecond,
+			})
+			if err == nil {
+				p.Stop()
+				t.Fatal("Start succeeded")
+			}
+			var ee *supervise.ExitError
+			if !errors.As(err, &ee) {
+				t.Fatalf("err = %T %v, want *ExitError", err, err)
+			}
+			for _, w := range append(c.want, "configuration shared: target", "--flag") {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+			if conn, err := net.Dial("tcp", addr); err == nil {
+				conn.Close()
+				t.Errorf("something still listens on %s", addr)
+			}
+		})
+	}
+}
+
+// A command that cannot be started is an error naming it.
+func TestStartMissingCommand(t *testing.T) {
+	_, err := supervise.Start(context.Background(), supervise.Spec{Name: "x", Argv: []string{"/nonexistent/server"}})
+	if err == nil || !strings.Contains(err.Error(), "/nonexistent/server") {
+		t.Fatalf("err = %v, want one naming the command", err)
+	}
+}
+
+// A child that ignores SIGTERM is killed after the grace period, and Stop says so.
+func TestStopKillsAfterGrace(t *testing.T) {
+	p, err := supervise.Start(context.Background(), supervise.Spec{
+		Name: "stubborn", Argv: []string{self(t)}, Env: []string{"SUPERVISE_CHILD=ignoreterm"}, Grace: 200 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond) // let it install its handler
+	err = p.Stop()
+	if err == nil || !strings.Contains(err.Error(), "killed") {
+		t.Errorf("Stop = %v, want an error saying it was killed", err)
+	}
+	if alive(p.Pid()) {
+		t.Errorf("pid %d alive after Stop", p.Pid())
+	}
+}
+
+// Stop reaches the child's own children (the process group).
+func TestStopEndsGrandchildren(t *testing.T) {
+	pidfile := filepath.Join(t.TempDir(), "pid")
+	p, err := supervise.Start(context.Background(), supervise.Spec{
+		Name: "parent", Argv: []string{self(t)}, Env: []string{"SUPERVISE_CHILD=spawn", "SUPERVISE_PIDFILE=" + pidfile},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gpid int
+	for i := 0; i < 200 && gpid == 0; i++ {
+		b, _ := os.ReadFile(pidfile)
+		gpid, _ = strconv.Atoi(string(b))
+		time.Sleep(10 * time.Millisecond)
+	}
+	if gpid == 0 {
+		t.Fatal("grandchild never started")
+	}
+	p.Stop()
+	for i := 0; i < 200 && alive(gpid); i++ { // reaped by init shortly after the kill
+		time.Sleep(10 * time.Millisecond)
+	}
+	if alive(gpid) {
+		t.Errorf("grandchild %d survived Stop", gpid)
+	}
+}
+
+// A child that exits while running is reported by Err, and Stop returns that error.
+func TestErrAfterExit(t *testing.T) {
+	p, err := supervise.Start(context.Background(), supervise.Spec{Name: "short", Argv: []string{"sh", "-c", "echo gone >&2; exit 7"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-p.Exited()
+	for _, e := range []error{p.Err(), p.Stop()} {
+		if e == nil || !strings.Contains(e.Error(), "status 7 while running") || !strings.Contains(e.Error(), "gone") {
+			t.Errorf("err = %v, want exit status 7 while running with its stderr", e)
+		}
+	}
+}

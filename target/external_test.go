@@ -1,0 +1,181 @@
+package target_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bulkheadlab/bulkhead/scenarios"
+	"github.com/bulkheadlab/bulkhead/target"
+)
+
+// The test binary plays a user's service when TARGET_CHILD is set: it listens on --port, answers
+// /healthz, serves Resilience4j-named /metrics (unless TARGET_NO_METRICS), echoes --dep on /dep,
+// and /quit makes it exit 3.
+func TestMain(m *testing.M) {
+	if os.Getenv("TARGET_CHILD") == "" {
+		os.Exit(m.Run())
+	}
+	var port, dep string
+	for i, a := range os.Args {
+		switch a {
+		case "--port":
+			port = os.Args[i+1]
+		case "--dep":
+			dep = os.Args[i+1]
+		}
+	}
+	if os.Getenv("TARGET_CHILD") == "exit" {
+		fmt.Fprintln(os.Stderr, "cannot bind: port", port)
+		os.Exit(1)
+	}
+	fmt.Println("serving on", port)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/healthz", func(http.ResponseWriter, *http.Request) {})
+	mux.HandleFunc("/dep", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, dep+" "+os.Getenv("DEP_ENV")) })
+	mux.HandleFunc("/quit", func(http.ResponseWriter, *http.Request) { os.Exit(3) })
+	mux.HandleFunc("/metrics", func(w http.ResponseWriter, _ *http.Request) {
+		if os.Getenv("TARGET_NO_METRICS") != "" {
+			fmt.Fprint(w, "not { prometheus")
+			return
+		}
+		fmt.Fprint(w, "resilience4j_bulkhead_available_concurrent_calls{name=\"shared\"} 3\nresilience4j_bulkhead_max_allowed_concurrent_calls{name=\"shared\"} 4\n")
+	})
+	fmt.Fprintln(os.Stderr, http.ListenAndServe("127.0.0.1:"+port, mux))
+	os.Exit(2)
+}
+
+func commandSpec(t *testing.T, child string, tg scenarios.Target) target.Spec {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg.Command = append([]string{exe}, tg.Command...)
+	tg.Env = map[string]string{"TARGET_CHILD": child, "DEP_ENV": "{dep.A}"}
+	return target.Spec{
+		Configuration: scenarios.Configuration{Name: "shared", Target: &tg},
+		Dependencies:  map[string]string{"A": "http://127.0.0.1:21001"},
+		Folder:        t.TempDir(),
+	}
+}
+
+func get(t *testing.T, u string) string {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// A command target is started with its placeholders filled, is ready when its ready URL answers,
+// reports the resources its metrics page declares, logs into the run folder and stops on Close.
+func TestCommandTarget(t *testing.T) {
+	spec := commandSpec(t, "serve", scenarios.Target{
+		Command: []string{"--port", "{port}", "--dep", "http://{dep.A}"},
+		Ready:   "http://127.0.0.1:{port}/healthz", Metrics: "http://127.0.0.1:{port}/metrics",
+	})
+	tg, err := target.For(spec.Configuration).Start(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := get(t, tg.URL()+"/dep"); got != "http://127.0.0.1:21001 127.0.0.1:21001" {
+		t.Errorf("the child was told %q, want the dependency's address in its argument and env", got)
+	}
+	rs := tg.Resources()
+	if len(rs) != 1 || rs[0].Name != "pool:shared" || rs[0].InUse != 1 || rs[0].Capacity != 4 {
+		t.Errorf("resources %+v, want pool:shared 1 of 4", rs)
+	}
+	if p := tg.(target.Checker).Problems(); len(p) != 0 {
+		t.Errorf("problems %v, want none", p)
+	}
+	if err := tg.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := http.Get(tg.URL() + "/healthz"); err == nil {
+		t.Error("still serving after Close")
+	}
+	out, _ := os.ReadFile(filepath.Join(spec.Folder, target.StdoutFile))
+	if !strings.Contains(string(out), "serving on") {
+		t.Errorf("%s = %q, want the child's stdout", target.StdoutFile, out)
+	}
+}
+
+// What goes wrong with a command target is an error naming the configuration and the address,
+// or, while it runs, a problem the manifest records; nothing is left running.
+func TestCommandTargetFailures(t *testing.T) {
+	t.Run("exits before ready", func(t *testing.T) {
+		spec := commandSpec(t, "exit", scenarios.Target{Command: []string{"--port", "{port}"}, Ready: "http://127.0.0.1:{port}/healthz"})
+		_, err := target.Command{}.Start(context.Background(), spec)
+		for _, w := range []string{"configuration shared: target", "exited with status 1 before it was ready", "/healthz", "cannot bind"} {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("err = %v, want it to say %q", err, w)
+			}
+		}
+	})
+	t.Run("metrics garbage, then the command exits", func(t *testing.T) {
+		spec := commandSpec(t, "serve", scenarios.Target{Command: []string{"--port", "{port}"},
+			Ready: "http://127.0.0.1:{port}/healthz", Metrics: "http://127.0.0.1:{port}/metrics"})
+		spec.Configuration.Target.Env["TARGET_NO_METRICS"] = "1"
+		tg, err := target.Command{}.Start(context.Background(), spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tg.Close(context.Background())
+		if rs := tg.Resources(); rs != nil {
+			t.Errorf("resources from garbage: %v", rs)
+		}
+		http.Get(tg.URL() + "/quit") //nolint:errcheck // the child exits mid-answer
+		<-tg.(*target.External).Exited()
+		probs := strings.Join(tg.(target.Checker).Problems(), "\n")
+		for _, w := range []string{"1 scrape(s) of http://127.0.0.1:", "/metrics failed", "exited with status 3 while running"} {
+			if !strings.Contains(probs, w) {
+				t.Errorf("problems %q, want %q", probs, w)
+			}
+		}
+		if err := tg.Close(context.Background()); err != nil {
+			t.Errorf("Close after the child exited = %v, want nil (Problems reports it)", err)
+		}
+	})
+}
+
+// A URL target is checked to answer; one that does not is an error naming the address.
+func TestURLTarget(t *testing.T) {
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(404) })}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(l) //nolint:errcheck // closed below
+	defer srv.Close()
+	spec := target.Spec{Configuration: scenarios.Configuration{Name: "ext", Target: &scenarios.Target{URL: "http://" + l.Addr().String() + "/"}}}
+	tg, err := target.For(spec.Configuration).Start(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg.URL() != "http://"+l.Addr().String() || tg.Resources() != nil {
+		t.Errorf("URL %q resources %v", tg.URL(), tg.Resources())
+	}
+	tg.Close(context.Background())
+
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	dead := target.Spec{Configuration: scenarios.Configuration{Name: "ext", Target: &scenarios.Target{URL: "http://127.0.0.1:1"}}}
+	_, err = target.URL{}.Start(ctx, dead)
+	if err == nil || !strings.Contains(err.Error(), "configuration ext: target: http://127.0.0.1:1/ does not answer") {
+		t.Errorf("err = %v, want one naming the configuration and the address", err)
+	}
+}
