@@ -186,6 +186,12 @@ func TestCompare(t *testing.T) {
 	w := hypothesis()
 	w.cfgs[0].profiles["slow-a"]["/b"] = prof{lat: 20 * ms_}
 	two := w.write(t, t.TempDir())
+	// One claim: /b stays served under the shared pool while A is slow. Run one starves /b (55%),
+	// run two does not.
+	served := claimYAML("b-served", "{metric: success_rate, configuration: shared, phase: slow-a, endpoint: /b}", "    op: \">=\"\n    value: 0.9\n")
+	for _, dir := range []string{one, two} {
+		writeClaims(t, dir, claimsScenario+served)
+	}
 
 	t.Run("refuses an output folder inside raw results", func(t *testing.T) {
 		err := Compare(filepath.Join(one, "shared", rundir.RawDir, "cmp"), one, two)
@@ -202,8 +208,8 @@ func TestCompare(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(string(md), "| holds | holds | holds | holds |") || !strings.Contains(string(md), "| does not hold | holds | holds | holds |") {
-			t.Errorf("compare.md lacks the verdict rows:\n%s", md)
+		if !strings.Contains(string(md), "| true | fail | 1 does not hold |") || !strings.Contains(string(md), "| true | pass | 1 holds |") {
+			t.Errorf("compare.md lacks the verdict rows (one run failing its claim, one passing):\n%s", md)
 		}
 		for _, f := range []string{"compare-runs-p99.png", "compare-runs-success.svg"} {
 			if _, err := os.Stat(filepath.Join(out, rundir.PlotsDir, f)); err != nil {

@@ -292,6 +292,7 @@ configurations:
 phases:
   - {name: baseline, duration: 1s}
   - {name: slow, duration: 1s, faults: [{dependency: A, type: latency, latency: 0.9x timeout}]}
+roles: {shared: shared, split: split, fault_dependency: A, affected: /a, unaffected: /b, baseline: baseline, latency_phase: slow}
 `))
 	if err != nil {
 		t.Fatal(err)
