@@ -240,7 +240,9 @@ func executeAll(ctx context.Context, plans []*Plan, dir string, n int, opts Opti
 			defer func() { <-slots; wg.Done() }()
 			m, err := execute(ctx, p, filepath.Join(dir, p.Folder), n, opts, b.slot(i))
 			manifests[i] = m
-			if err != nil && !errors.Is(err, ErrInterrupted) {
+			// An error while the run is being interrupted (a start cut short by the cancelled
+			// context, say) is the interruption, not a failure of this configuration.
+			if err != nil && !errors.Is(err, ErrInterrupted) && ctx.Err() == nil {
 				mu.Lock()
 				if firstErr == nil {
 					firstErr = fmt.Errorf("configuration %s: %w", p.Folder, err)
