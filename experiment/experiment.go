@@ -118,26 +118,40 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Result, er
 	}
 	run := rundir.Run{
 		Scenario: sc.Name, RunID: id, Description: sc.Description, Started: time.Now(),
-		Command: opts.Command, Overrides: opts.Overrides, Parallel: n,
+		Command: opts.Command, Overrides: opts.Overrides, Parallel: n, State: rundir.StateRunning,
+	}
+	for _, p := range plans {
+		run.Configurations = append(run.Configurations, p.Folder)
+	}
+	// Written before anything starts, so that a folder cut off at any moment names every
+	// configuration planned and says it never ended.
+	runFile := filepath.Join(dir, rundir.RunFile)
+	if err := rundir.WriteJSON(runFile, run); err != nil {
+		return nil, err
 	}
 	res := &Result{Dir: dir, RunID: id, Valid: true, Parallel: n}
 	manifests, runErr := executeAll(ctx, plans, dir, n, opts)
 	for i, m := range manifests {
-		if m == nil {
-			continue
+		if m != nil {
+			res.add(plans[i].Folder, m)
 		}
-		run.Configurations = append(run.Configurations, plans[i].Folder)
-		res.add(plans[i].Folder, m)
 	}
+	run.State = rundir.StateComplete
 	if ctx.Err() != nil {
 		res.Partial = true
+		run.State = rundir.StateInterrupted
 		if runErr == nil {
 			runErr = fmt.Errorf("%w: %v", ErrInterrupted, context.Cause(ctx))
 		}
 	}
+	if runErr != nil && !errors.Is(runErr, ErrInterrupted) {
+		run.State, run.Error = rundir.StateFailed, runErr.Error()
+		res.Valid = false
+		res.Invalid = append(res.Invalid, runErr.Error())
+	}
 	run.Partial = res.Partial
 	run.Ended = time.Now()
-	if err := rundir.WriteJSON(filepath.Join(dir, rundir.RunFile), run); err != nil {
+	if err := rundir.WriteJSON(runFile, run); err != nil {
 		return res, errors.Join(runErr, err)
 	}
 	return res, runErr
@@ -434,20 +448,44 @@ func execute(ctx context.Context, p *Plan, dir string, parallel int, opts Option
 	}
 	m.Started = lr.T0()
 	live.note(listenLines(p.Folder, b.listen))
+	// The manifest is written as soon as the load starts, marked running and partial, so that a
+	// process killed from here on leaves a folder that says this configuration was cut off.
+	manifestFile := filepath.Join(dir, rundir.ManifestFile)
+	started := *m
+	started.State, started.Partial, started.Valid = rundir.StateRunning, true, false
+	started.Invalid = []string{"cut off: the process ended while this configuration was running (its manifest was never completed)"}
+	startErr := rundir.WriteJSON(manifestFile, started)
+	if startErr != nil {
+		lr.Stop() // without a manifest the raw files cannot be judged: do not go on
+	}
 	live.start(lr)
-	checks, runErr := runTimeLine(ctx, lr, b, m, p.SampleEvery, out.resources)
+	checks, runErr, faultErr := runTimeLine(ctx, lr, b, m, p.SampleEvery, out.resources)
 	live.end(checkLines(p.Folder, checks))
 	m.Ended = time.Now()
 	recordChecks(m, checks, lr.Pooled(), ctx.Err() != nil)
 	if c, ok := b.target.(target.Checker); ok {
 		m.Target.Problems = c.Problems()
 	}
-	if err := errors.Join(runErr, out.close()); err != nil && !errors.Is(err, os.ErrClosed) {
+	if faultErr != nil {
 		m.Valid = false
-		m.Invalid = append(m.Invalid, "error while running: "+err.Error())
+		m.Invalid = append(m.Invalid, "error while switching faults: "+faultErr.Error())
 	}
-	if err := rundir.WriteJSON(filepath.Join(dir, rundir.ManifestFile), m); err != nil {
-		return m, err
+	m.State = rundir.StateComplete
+	if ctx.Err() != nil {
+		m.State = rundir.StateInterrupted
+	}
+	// A result, sample or file that could not be written (disk full, file too large) is data
+	// lost: the configuration's run fails, loudly, and its manifest says why.
+	lost := errors.Join(startErr, runErr, out.close())
+	if lost != nil {
+		m.State, m.Valid = rundir.StateFailed, false
+		m.Invalid = append(m.Invalid, "results lost or cut off: "+lost.Error())
+	}
+	if err := rundir.WriteJSON(manifestFile, m); err != nil {
+		return m, errors.Join(lost, err)
+	}
+	if lost != nil {
+		return m, fmt.Errorf("results lost or cut off: %w", lost)
 	}
 	if ctx.Err() != nil {
 		return m, fmt.Errorf("%w: %v", ErrInterrupted, context.Cause(ctx))
@@ -561,8 +599,9 @@ func (o *outputs) close() error {
 // runTimeLine runs the time line of a started load: faults switch at the phase offsets (recorded
 // in m.Phases) and resources are sampled every period, until the load ends; a cancelled ctx
 // stops the load first. It blocks until the load has drained and both helpers have returned,
-// and returns the load generator's self-checks and every error.
-func runTimeLine(ctx context.Context, lr *loadgen.Run, b *bench, m *rundir.Manifest, period time.Duration, w *rundir.ResourceWriter) ([]loadgen.Check, error) {
+// and returns the load generator's self-checks, the errors that lost data (results or samples
+// not written) and the errors switching faults.
+func runTimeLine(ctx context.Context, lr *loadgen.Run, b *bench, m *rundir.Manifest, period time.Duration, w *rundir.ResourceWriter) (checks []loadgen.Check, lost, faultErrs error) {
 	t0 := lr.T0()
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -587,7 +626,10 @@ func runTimeLine(ctx context.Context, lr *loadgen.Run, b *bench, m *rundir.Manif
 	checks, lerr := lr.Wait()
 	close(stop)
 	wg.Wait()
-	return checks, errors.Join(lerr, faultErr, sampleErr)
+	if sampleErr != nil {
+		sampleErr = fmt.Errorf("write %s: %w", rundir.ResourcesFile, sampleErr)
+	}
+	return checks, errors.Join(lerr, sampleErr), faultErr
 }
 
 // recordChecks copies the load generator's self-checks into m and marks m invalid (with reasons)
