@@ -70,6 +70,8 @@ type Options struct {
 	LagLimit time.Duration
 	// Loadgen adds load generator options (tests use small timeouts).
 	Loadgen []loadgen.Opt
+
+	runID string // set by Run: names the run's proxies
 }
 
 // Result says where a run went and how it ended.
@@ -98,7 +100,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Result, er
 	if err != nil {
 		return nil, err
 	}
-	if err := checkToxiproxy(ctx, opts.Toxiproxy); err != nil {
+	if err := checkToxiproxy(ctx, opts.Toxiproxy, opts.Progress); err != nil {
 		return nil, err
 	}
 	if fixedListen(sc) && opts.Parallel > 1 && len(plans) > 1 {
@@ -108,6 +110,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Result, er
 	if err != nil {
 		return nil, err
 	}
+	opts.runID = id
 	n := opts.Parallel
 	if n <= 0 {
 		n = DefaultParallel(plans, runtime.NumCPU())
@@ -129,8 +132,20 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Result, er
 	if err := rundir.WriteJSON(runFile, run); err != nil {
 		return nil, err
 	}
+	var runMu sync.Mutex // run.json is rewritten by Abort or at the end, never both at once
+	unregister := onAbort(func(context.Context) error {
+		runMu.Lock()
+		defer runMu.Unlock()
+		r := run
+		r.State, r.Partial, r.Ended = rundir.StateInterrupted, true, time.Now()
+		r.Error = "interrupted twice: the process exited without waiting for the running configurations"
+		return rundir.WriteJSON(runFile, r)
+	})
 	res := &Result{Dir: dir, RunID: id, Valid: true, Parallel: n}
 	manifests, runErr := executeAll(ctx, plans, dir, n, opts)
+	runMu.Lock()
+	defer runMu.Unlock()
+	unregister()
 	for i, m := range manifests {
 		if m != nil {
 			res.add(plans[i].Folder, m)
@@ -179,8 +194,10 @@ func (r *Result) add(folder string, m *rundir.Manifest) {
 	}
 }
 
-// checkToxiproxy checks an external Toxiproxy (api "" means embedded: nothing to check).
-func checkToxiproxy(ctx context.Context, api string) error {
+// checkToxiproxy checks an external Toxiproxy (api "" means embedded: nothing to check) and
+// removes the proxies that runs killed earlier left on it (their owner's pid no longer alive on
+// this host), saying so on progress.
+func checkToxiproxy(ctx context.Context, api string, progress io.Writer) error {
 	if api == "" {
 		return nil
 	}
@@ -188,7 +205,18 @@ func checkToxiproxy(ctx context.Context, api string) error {
 	if err != nil {
 		return err
 	}
-	return inj.Close(context.Background())
+	defer inj.Close(context.Background())
+	removed, err := inj.CleanStale(ctx, nil)
+	if len(removed) > 0 && progress != nil {
+		fmt.Fprintf(progress, "toxiproxy at %s: removed %d stale proxies left by runs no longer alive:\n", inj.URL(), len(removed))
+		for _, r := range removed {
+			fmt.Fprintf(progress, "  %s (pid %d)\n", r.Name, r.PID)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("remove stale proxies: %w", err)
+	}
+	return nil
 }
 
 // createRunFolder creates the run folder and writes the scenario as run (scenario.yaml), the
@@ -274,6 +302,8 @@ type bench struct {
 	proxies  map[string]string // dependency -> proxy name
 	listen   map[string]string // component -> address it listens on
 	target   target.Target
+	// unregister removes the injector's Abort hook.
+	unregister func()
 }
 
 func (b *bench) close() error {
@@ -285,6 +315,9 @@ func (b *bench) close() error {
 	}
 	if b.injector != nil {
 		errs = append(errs, b.injector.Close(ctx))
+	}
+	if b.unregister != nil {
+		b.unregister()
 	}
 	if b.fakes != nil {
 		b.fakes.Close()
@@ -309,6 +342,8 @@ func startBench(ctx context.Context, p *Plan, dir string, opts Options) (_ *benc
 			return nil, err
 		}
 		b.injector = x // only a real one: a typed nil would make b.injector != nil
+		// On a second interrupt the process exits without b.close: Abort removes the proxies.
+		b.unregister = onAbort(x.Close)
 	} else {
 		b.injector = proxy.NewEmbedded()
 	}
@@ -330,9 +365,10 @@ func startBench(ctx context.Context, p *Plan, dir string, opts Options) (_ *benc
 		} else if err := reachable(ctx, up); err != nil {
 			return nil, fmt.Errorf("dependency %s: upstream %s: %w", d.Name, up, err)
 		}
-		// Proxy names are unique per configuration run and process, so that an external
-		// Toxiproxy shared by concurrent runs does not mix them.
-		pname := fmt.Sprintf("bulkhead-%s-%s-%d", p.Folder, d.Name, os.Getpid())
+		// Proxy names are unique per run, configuration run and process, so that an external
+		// Toxiproxy shared by concurrent runs does not mix them, and carry the pid first, so that
+		// the proxies of a killed run can be recognised and removed (proxy.CleanStale).
+		pname := proxy.OwnedName(os.Getpid(), opts.runID, p.Folder, d.Name)
 		listen, err := b.injector.AddProxyAt(ctx, pname, d.Listen, up)
 		if err != nil {
 			return nil, fmt.Errorf("proxy for dependency %s (listen %s): %w", d.Name, orEphemeral(d.Listen), err)
