@@ -26,8 +26,8 @@ import (
 // another, scaled to 1.5 s each) as a child process, sent SIGINT or SIGTERM, once or twice, at
 // a random moment from start-up to report writing, with the embedded Toxiproxy and with an
 // external toxiproxy-server built from the module. After each interruption: the exit code is
-// 130 (a signal that lands once the command has finished and printed its report keeps the
-// complete run's own code), no process of the run's process group is left, no proxy is left on the external
+// 130 (a signal that lands once the run is complete, while its report is written, lets the
+// report finish and keeps the complete run's own code), no process of the run's process group is left, no proxy is left on the external
 // Toxiproxy, and `bulkhead report` on the folder exits 3 (invalid) describing it truthfully:
 // partial, every configuration analysed or named missing, none valid that was cut off.
 //
@@ -166,11 +166,12 @@ func (d drill) run(t *testing.T, bin, root string, args []string) (moment string
 	code = cmd.ProcessState.ExitCode()
 	if moment == "" {
 		moment = momentOf(root)
-		// A signal that lands after the command has finished (its exit code computed, the process
-		// exiting) leaves a complete run and its own exit code: nothing was cut off.
+		// A signal that lands once the run is complete, while its report is written (report
+		// generation does not stop for it, ~0.2 s) or the process exits, leaves a complete run,
+		// a complete report and the complete run's own exit code: nothing was cut off.
 		finished := moment == "report writing" && code != 130 && code >= 0 && strings.Contains(out.String(), "report: ")
 		if finished {
-			moment = "exit (after the command had finished)"
+			moment = "report writing, run complete (report finished)"
 		}
 		if code != 130 && !finished {
 			t.Errorf("exit %d (%v), want 130 after %s; output:\n%s", code, werr, d.sig, out.String())
