@@ -480,10 +480,12 @@ func execute(ctx context.Context, p *Plan, dir string, parallel int, opts Option
 		loadgen.WithClassifier(classifier(p))}, opts.Loadgen...)
 	lr, err := loadgen.Start(ctx, out.attacks(p, b.target.URL()), p.Duration, lopts...)
 	if err != nil {
+		if ctx.Err() != nil { // interrupted while starting: not a failure of this configuration
+			return nil, fmt.Errorf("%w: %v", ErrInterrupted, context.Cause(ctx))
+		}
 		return nil, err
 	}
 	m.Started = lr.T0()
-	live.note(listenLines(p.Folder, b.listen))
 	// The manifest is written as soon as the load starts, marked running and partial, so that a
 	// process killed from here on leaves a folder that says this configuration was cut off.
 	manifestFile := filepath.Join(dir, rundir.ManifestFile)
@@ -494,6 +496,7 @@ func execute(ctx context.Context, p *Plan, dir string, parallel int, opts Option
 	if startErr != nil {
 		lr.Stop() // without a manifest the raw files cannot be judged: do not go on
 	}
+	live.note(listenLines(p.Folder, b.listen))
 	live.start(lr)
 	checks, runErr, faultErr := runTimeLine(ctx, lr, b, m, p.SampleEvery, out.resources)
 	live.end(checkLines(p.Folder, checks))
