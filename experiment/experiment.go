@@ -70,6 +70,8 @@ type Options struct {
 	LagLimit time.Duration
 	// Loadgen adds load generator options (tests use small timeouts).
 	Loadgen []loadgen.Opt
+
+	runID string // set by Run: names the run's proxies
 }
 
 // Result says where a run went and how it ended.
@@ -98,7 +100,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Result, er
 	if err != nil {
 		return nil, err
 	}
-	if err := checkToxiproxy(ctx, opts.Toxiproxy); err != nil {
+	if err := checkToxiproxy(ctx, opts.Toxiproxy, opts.Progress); err != nil {
 		return nil, err
 	}
 	if fixedListen(sc) && opts.Parallel > 1 && len(plans) > 1 {
@@ -108,6 +110,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Result, er
 	if err != nil {
 		return nil, err
 	}
+	opts.runID = id
 	n := opts.Parallel
 	if n <= 0 {
 		n = DefaultParallel(plans, runtime.NumCPU())
@@ -118,26 +121,52 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Result, er
 	}
 	run := rundir.Run{
 		Scenario: sc.Name, RunID: id, Description: sc.Description, Started: time.Now(),
-		Command: opts.Command, Overrides: opts.Overrides, Parallel: n,
+		Command: opts.Command, Overrides: opts.Overrides, Parallel: n, State: rundir.StateRunning,
 	}
+	for _, p := range plans {
+		run.Configurations = append(run.Configurations, p.Folder)
+	}
+	// Written before anything starts, so that a folder cut off at any moment names every
+	// configuration planned and says it never ended.
+	runFile := filepath.Join(dir, rundir.RunFile)
+	if err := rundir.WriteJSON(runFile, run); err != nil {
+		return nil, err
+	}
+	var runMu sync.Mutex // run.json is rewritten by Abort or at the end, never both at once
+	unregister := onAbort(func(context.Context) error {
+		runMu.Lock()
+		defer runMu.Unlock()
+		r := run
+		r.State, r.Partial, r.Ended = rundir.StateInterrupted, true, time.Now()
+		r.Error = "interrupted twice: the process exited without waiting for the running configurations"
+		return rundir.WriteJSON(runFile, r)
+	})
 	res := &Result{Dir: dir, RunID: id, Valid: true, Parallel: n}
 	manifests, runErr := executeAll(ctx, plans, dir, n, opts)
+	runMu.Lock()
+	defer runMu.Unlock()
+	unregister()
 	for i, m := range manifests {
-		if m == nil {
-			continue
+		if m != nil {
+			res.add(plans[i].Folder, m)
 		}
-		run.Configurations = append(run.Configurations, plans[i].Folder)
-		res.add(plans[i].Folder, m)
 	}
+	run.State = rundir.StateComplete
 	if ctx.Err() != nil {
 		res.Partial = true
+		run.State = rundir.StateInterrupted
 		if runErr == nil {
 			runErr = fmt.Errorf("%w: %v", ErrInterrupted, context.Cause(ctx))
 		}
 	}
+	if runErr != nil && !errors.Is(runErr, ErrInterrupted) {
+		run.State, run.Error = rundir.StateFailed, runErr.Error()
+		res.Valid = false
+		res.Invalid = append(res.Invalid, runErr.Error())
+	}
 	run.Partial = res.Partial
 	run.Ended = time.Now()
-	if err := rundir.WriteJSON(filepath.Join(dir, rundir.RunFile), run); err != nil {
+	if err := rundir.WriteJSON(runFile, run); err != nil {
 		return res, errors.Join(runErr, err)
 	}
 	return res, runErr
@@ -165,8 +194,10 @@ func (r *Result) add(folder string, m *rundir.Manifest) {
 	}
 }
 
-// checkToxiproxy checks an external Toxiproxy (api "" means embedded: nothing to check).
-func checkToxiproxy(ctx context.Context, api string) error {
+// checkToxiproxy checks an external Toxiproxy (api "" means embedded: nothing to check) and
+// removes the proxies that runs killed earlier left on it (their owner's pid no longer alive on
+// this host), saying so on progress.
+func checkToxiproxy(ctx context.Context, api string, progress io.Writer) error {
 	if api == "" {
 		return nil
 	}
@@ -174,7 +205,18 @@ func checkToxiproxy(ctx context.Context, api string) error {
 	if err != nil {
 		return err
 	}
-	return inj.Close(context.Background())
+	defer inj.Close(context.Background())
+	removed, err := inj.CleanStale(ctx, nil)
+	if len(removed) > 0 && progress != nil {
+		fmt.Fprintf(progress, "toxiproxy at %s: removed %d stale proxies left by runs no longer alive:\n", inj.URL(), len(removed))
+		for _, r := range removed {
+			fmt.Fprintf(progress, "  %s (pid %d)\n", r.Name, r.PID)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("remove stale proxies: %w", err)
+	}
+	return nil
 }
 
 // createRunFolder creates the run folder and writes the scenario as run (scenario.yaml), the
@@ -262,6 +304,8 @@ type bench struct {
 	proxies  map[string]string // dependency -> proxy name
 	listen   map[string]string // component -> address it listens on
 	target   target.Target
+	// unregister removes the injector's Abort hook.
+	unregister func()
 }
 
 func (b *bench) close() error {
@@ -273,6 +317,9 @@ func (b *bench) close() error {
 	}
 	if b.injector != nil {
 		errs = append(errs, b.injector.Close(ctx))
+	}
+	if b.unregister != nil {
+		b.unregister()
 	}
 	if b.fakes != nil {
 		b.fakes.Close()
@@ -297,6 +344,8 @@ func startBench(ctx context.Context, p *Plan, dir string, opts Options) (_ *benc
 			return nil, err
 		}
 		b.injector = x // only a real one: a typed nil would make b.injector != nil
+		// On a second interrupt the process exits without b.close: Abort removes the proxies.
+		b.unregister = onAbort(x.Close)
 	} else {
 		b.injector = proxy.NewEmbedded()
 	}
@@ -318,9 +367,10 @@ func startBench(ctx context.Context, p *Plan, dir string, opts Options) (_ *benc
 		} else if err := reachable(ctx, up); err != nil {
 			return nil, fmt.Errorf("dependency %s: upstream %s: %w", d.Name, up, err)
 		}
-		// Proxy names are unique per configuration run and process, so that an external
-		// Toxiproxy shared by concurrent runs does not mix them.
-		pname := fmt.Sprintf("bulkhead-%s-%s-%d", p.Folder, d.Name, os.Getpid())
+		// Proxy names are unique per run, configuration run and process, so that an external
+		// Toxiproxy shared by concurrent runs does not mix them, and carry the pid first, so that
+		// the proxies of a killed run can be recognised and removed (proxy.CleanStale).
+		pname := proxy.OwnedName(os.Getpid(), opts.runID, p.Folder, d.Name)
 		listen, err := b.injector.AddProxyAt(ctx, pname, d.Listen, up)
 		if err != nil {
 			return nil, fmt.Errorf("proxy for dependency %s (listen %s): %w", d.Name, orEphemeral(d.Listen), err)
@@ -432,24 +482,51 @@ func execute(ctx context.Context, p *Plan, dir string, parallel int, opts Option
 		loadgen.WithClassifier(classifier(p))}, opts.Loadgen...)
 	lr, err := loadgen.Start(ctx, out.attacks(p, b.target.URL()), p.Duration, lopts...)
 	if err != nil {
+		if ctx.Err() != nil { // interrupted while starting: not a failure of this configuration
+			return nil, fmt.Errorf("%w: %v", ErrInterrupted, context.Cause(ctx))
+		}
 		return nil, err
 	}
 	m.Started = lr.T0()
+	// The manifest is written as soon as the load starts, marked running and partial, so that a
+	// process killed from here on leaves a folder that says this configuration was cut off.
+	manifestFile := filepath.Join(dir, rundir.ManifestFile)
+	started := *m
+	started.State, started.Partial, started.Valid = rundir.StateRunning, true, false
+	started.Invalid = []string{"cut off: the process ended while this configuration was running (its manifest was never completed)"}
+	startErr := rundir.WriteJSON(manifestFile, started)
+	if startErr != nil {
+		lr.Stop() // without a manifest the raw files cannot be judged: do not go on
+	}
 	live.note(listenLines(p.Folder, b.listen))
 	live.start(lr)
-	checks, runErr := runTimeLine(ctx, lr, b, m, p.SampleEvery, out.resources)
+	checks, runErr, faultErr := runTimeLine(ctx, lr, b, m, p.SampleEvery, out.resources)
 	live.end(checkLines(p.Folder, checks))
 	m.Ended = time.Now()
 	recordChecks(m, checks, lr.Pooled(), ctx.Err() != nil)
 	if c, ok := b.target.(target.Checker); ok {
 		m.Target.Problems = c.Problems()
 	}
-	if err := errors.Join(runErr, out.close()); err != nil && !errors.Is(err, os.ErrClosed) {
+	if faultErr != nil {
 		m.Valid = false
-		m.Invalid = append(m.Invalid, "error while running: "+err.Error())
+		m.Invalid = append(m.Invalid, "error while switching faults: "+faultErr.Error())
 	}
-	if err := rundir.WriteJSON(filepath.Join(dir, rundir.ManifestFile), m); err != nil {
-		return m, err
+	m.State = rundir.StateComplete
+	if ctx.Err() != nil {
+		m.State = rundir.StateInterrupted
+	}
+	// A result, sample or file that could not be written (disk full, file too large) is data
+	// lost: the configuration's run fails, loudly, and its manifest says why.
+	lost := errors.Join(startErr, runErr, out.close())
+	if lost != nil {
+		m.State, m.Valid = rundir.StateFailed, false
+		m.Invalid = append(m.Invalid, "results lost or cut off: "+lost.Error())
+	}
+	if err := rundir.WriteJSON(manifestFile, m); err != nil {
+		return m, errors.Join(lost, err)
+	}
+	if lost != nil {
+		return m, fmt.Errorf("results lost or cut off: %w", lost)
 	}
 	if ctx.Err() != nil {
 		return m, fmt.Errorf("%w: %v", ErrInterrupted, context.Cause(ctx))
@@ -563,8 +640,9 @@ func (o *outputs) close() error {
 // runTimeLine runs the time line of a started load: faults switch at the phase offsets (recorded
 // in m.Phases) and resources are sampled every period, until the load ends; a cancelled ctx
 // stops the load first. It blocks until the load has drained and both helpers have returned,
-// and returns the load generator's self-checks and every error.
-func runTimeLine(ctx context.Context, lr *loadgen.Run, b *bench, m *rundir.Manifest, period time.Duration, w *rundir.ResourceWriter) ([]loadgen.Check, error) {
+// and returns the load generator's self-checks, the errors that lost data (results or samples
+// not written) and the errors switching faults.
+func runTimeLine(ctx context.Context, lr *loadgen.Run, b *bench, m *rundir.Manifest, period time.Duration, w *rundir.ResourceWriter) (checks []loadgen.Check, lost, faultErrs error) {
 	t0 := lr.T0()
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -589,7 +667,10 @@ func runTimeLine(ctx context.Context, lr *loadgen.Run, b *bench, m *rundir.Manif
 	checks, lerr := lr.Wait()
 	close(stop)
 	wg.Wait()
-	return checks, errors.Join(lerr, faultErr, sampleErr)
+	if sampleErr != nil {
+		sampleErr = fmt.Errorf("write %s: %w", rundir.ResourcesFile, sampleErr)
+	}
+	return checks, errors.Join(lerr, sampleErr), faultErr
 }
 
 // recordChecks copies the load generator's self-checks into m and marks m invalid (with reasons)

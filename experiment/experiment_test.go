@@ -118,8 +118,9 @@ func TestRunWritesEveryConfiguration(t *testing.T) {
 }
 
 // Cancelling the context (the first Ctrl-C) stops the load and still leaves well-formed files,
-// with the run and every started configuration marked partial; one after another, the second
-// configuration never starts; at once, both stop.
+// with the run and every started configuration marked partial and interrupted; run.json names
+// every planned configuration; one after another, the second configuration never starts (no
+// folder); at once, both stop.
 func TestRunInterruptedLeavesPartialResults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the smoke scenario (about 1 s per case)")
@@ -127,7 +128,7 @@ func TestRunInterruptedLeavesPartialResults(t *testing.T) {
 	tests := []struct {
 		name     string
 		parallel int
-		want     int // configuration folders listed in run.json
+		want     int // configuration folders started
 	}{
 		{"one after another", 1, 1},
 		{"at once", 2, 2},
@@ -151,14 +152,19 @@ func TestRunInterruptedLeavesPartialResults(t *testing.T) {
 			if err := rundir.ReadJSON(filepath.Join(res.Dir, rundir.RunFile), &run); err != nil {
 				t.Fatal(err)
 			}
-			if !run.Partial || len(run.Configurations) != tt.want || run.Parallel != tt.parallel {
-				t.Fatalf("run.json: partial %v, configurations %v, parallel %d; want partial with %d, parallel %d",
-					run.Partial, run.Configurations, run.Parallel, tt.want, tt.parallel)
+			if !run.Partial || run.State != rundir.StateInterrupted || len(run.Configurations) != len(sc.Configurations) || run.Parallel != tt.parallel {
+				t.Fatalf("run.json: partial %v, state %q, configurations %v, parallel %d; want partial, interrupted, all %d, parallel %d",
+					run.Partial, run.State, run.Configurations, run.Parallel, len(sc.Configurations), tt.parallel)
 			}
+			started := 0
 			for _, name := range run.Configurations {
+				if _, err := os.Stat(filepath.Join(res.Dir, name)); err != nil {
+					continue // never started
+				}
+				started++
 				m := readManifest(t, filepath.Join(res.Dir, name))
-				if !m.Partial || m.Valid {
-					t.Errorf("%s manifest: partial %v valid %v; want partial and not valid", name, m.Partial, m.Valid)
+				if !m.Partial || m.Valid || m.State != rundir.StateInterrupted {
+					t.Errorf("%s manifest: partial %v valid %v state %q; want partial, not valid, interrupted", name, m.Partial, m.Valid, m.State)
 				}
 				for _, e := range m.Endpoints {
 					n, gapless := countRaw(t, filepath.Join(res.Dir, name, e.RawFile))
@@ -166,6 +172,9 @@ func TestRunInterruptedLeavesPartialResults(t *testing.T) {
 						t.Errorf("%s %s: raw file has %d results (gapless %v), manifest says %d sent", name, e.Path, n, gapless, e.Sent)
 					}
 				}
+			}
+			if started != tt.want {
+				t.Errorf("%d configurations started, want %d", started, tt.want)
 			}
 		})
 	}

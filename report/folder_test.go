@@ -125,6 +125,17 @@ func TestFolderStates(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, false, []string{"split"}},
+		{"second configuration cut off: its manifest still says running", func(t *testing.T, dir string) {
+			path := filepath.Join(dir, "split", rundir.ManifestFile)
+			var m rundir.Manifest
+			if err := rundir.ReadJSON(path, &m); err != nil {
+				t.Fatal(err)
+			}
+			m.State, m.Partial, m.Valid = rundir.StateRunning, true, false
+			if err := rundir.WriteJSON(path, m); err != nil {
+				t.Fatal(err)
+			}
+		}, false, []string{"split"}},
 		{"second configuration never started", func(t *testing.T, dir string) {
 			if err := os.RemoveAll(filepath.Join(dir, "split")); err != nil {
 				t.Fatal(err)

@@ -34,6 +34,9 @@ func readRun(dir string) (*rundir.Run, error) {
 				return nil, fmt.Errorf("%s: %w", rundir.RunFile, err)
 			}
 		}
+		if run.State == rundir.StateRunning {
+			run.Partial = true // the runner never said how it ended: it was cut off
+		}
 		return &run, nil
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
@@ -357,8 +360,21 @@ func missingConfiguration(runDir, name string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("configuration %s: %w", name, err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, rundir.ManifestFile)); err == nil {
-		return "", nil
+	var m struct {
+		State   string    `json:"state"`
+		Started time.Time `json:"started"`
+	}
+	if err := rundir.ReadJSON(filepath.Join(dir, rundir.ManifestFile), &m); !errors.Is(err, fs.ErrNotExist) {
+		if err != nil || m.State != rundir.StateRunning {
+			return "", nil
+		}
+		// Written when the load started and never completed: the process died meanwhile.
+		last := lastWrite(filepath.Join(dir, rundir.RawDir), filepath.Join(dir, rundir.ResourcesFile))
+		if last.IsZero() || !last.After(m.Started) {
+			return fmt.Sprintf("cut off: the process ended while this configuration was running (load started %s; nothing written after)", m.Started.UTC().Format(time.RFC3339)), nil
+		}
+		return fmt.Sprintf("cut off: the process ended while this configuration was running (load started %s, last write %.1f s into its time line); its results are incomplete and not analysed",
+			m.Started.UTC().Format(time.RFC3339), last.Sub(m.Started).Seconds()), nil
 	}
 	if _, err := os.Stat(dir); err != nil {
 		return "missing: no folder (the run stopped before this configuration started)", nil
@@ -368,4 +384,17 @@ func missingConfiguration(runDir, name string) (string, error) {
 		return "missing: no manifest and no raw results (the run stopped while this configuration was starting)", nil
 	}
 	return fmt.Sprintf("not analysed: no manifest, %d raw file(s) present (the process was killed during this configuration; its time line and validity are unknown)", len(raws)), nil
+}
+
+// lastWrite returns the latest modification time of the files in folder rawDir and of the file
+// more (zero when there are none).
+func lastWrite(rawDir, more string) time.Time {
+	var last time.Time
+	paths, _ := filepath.Glob(filepath.Join(rawDir, "*"))
+	for _, p := range append(paths, more) {
+		if fi, err := os.Lstat(p); err == nil && fi.ModTime().After(last) {
+			last = fi.ModTime()
+		}
+	}
+	return last
 }

@@ -57,7 +57,25 @@ type Run struct {
 	Overrides any `json:"overrides,omitempty"`
 	// Parallel is how many configuration runs ran at the same time (1: one after another).
 	Parallel int `json:"parallel"`
+	// State is how far the run got: StateRunning from its start (a folder left so was cut off by
+	// a kill), then StateComplete, StateInterrupted or StateFailed when it ended.
+	State string `json:"state,omitempty"`
+	// Error is why a failed run failed.
+	Error string `json:"error,omitempty"`
 }
+
+// States of a run (Run.State) and of a configuration's run (Manifest.State).
+const (
+	// StateRunning is written when the run or configuration starts: a folder still saying so
+	// was cut off (SIGKILL, a second interrupt, a crash) before it could say how it ended.
+	StateRunning = "running"
+	// StateComplete: the time line ran to its end (the run may still be invalid).
+	StateComplete = "complete"
+	// StateInterrupted: stopped by an interrupt; what ran was written and closed.
+	StateInterrupted = "interrupted"
+	// StateFailed: stopped by an error (Run.Error, Manifest.Invalid say which).
+	StateFailed = "failed"
+)
 
 // Manifest describes one configuration's run.
 type Manifest struct {
@@ -66,12 +84,16 @@ type Manifest struct {
 	Repetition    int    `json:"repetition"`
 	Seed          int64  `json:"seed"`
 	// Parallel is how many configuration runs (this one included) the runner ran at once.
-	Parallel      int           `json:"parallel"`
-	Versions      Versions      `json:"versions"`
-	Host          string        `json:"host"`
-	Started       time.Time     `json:"started"` // wall clock of the attack start (t = 0)
-	Ended         time.Time     `json:"ended"`
-	Partial       bool          `json:"partial"`
+	Parallel int       `json:"parallel"`
+	Versions Versions  `json:"versions"`
+	Host     string    `json:"host"`
+	Started  time.Time `json:"started"` // wall clock of the attack start (t = 0)
+	Ended    time.Time `json:"ended"`
+	Partial  bool      `json:"partial"`
+	// State is StateRunning from the moment the configuration's load starts until the manifest
+	// is completed at its end (StateComplete, StateInterrupted or StateFailed). Older folders
+	// have none.
+	State         string        `json:"state,omitempty"`
 	Valid         bool          `json:"valid"`
 	Invalid       []string      `json:"invalid,omitempty"` // reasons the run is not valid
 	ClientTimeout time.Duration `json:"client_timeout_ns"`

@@ -86,7 +86,10 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		wantErr string
 	}{
 		{"bad rate", []string{"--rate", "fast"}, "--rate"},
-		{"zero scale", []string{"--scale", "0"}, "--scale: must be > 0"},
+		{"zero scale", []string{"--scale", "0"}, "--scale: must be a finite number > 0"},
+		{"NaN scale", []string{"--scale", "NaN"}, "--scale: must be a finite number > 0, got NaN"},
+		{"infinite scale", []string{"--scale", "+Inf"}, "--scale: must be a finite number > 0"},
+		{"toxiproxy with another scheme", []string{"--toxiproxy", "ftp://x"}, `scheme "ftp", want http or https`},
 		{"unknown configuration", []string{"--only", "nope"}, `--only: no configuration "nope"`},
 		{"zero repetitions", []string{"--repetitions", "0"}, "--repetitions"},
 		{"zero lag limit", []string{"--lag-limit", "0s"}, "--lag-limit: must be > 0"},

@@ -7,16 +7,23 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/bulkheadlab/bulkhead/experiment"
 )
+
+// abortTimeout bounds what the second interrupt does before the process exits.
+const abortTimeout = 5 * time.Second
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
-// execute runs the CLI with args and returns the process exit code (see exit.go). The first
-// SIGINT/SIGTERM cancels the command's context (a run then stops its load, flushes and closes
-// every file); the second exits at once.
+// execute runs the CLI with args and returns the process exit code (see exit.go). The first SIGINT/SIGTERM
+// cancels the command's context (a run then stops its load, flushes and closes every file);
+// the second removes the run's proxies from an external Toxiproxy and marks its folder
+// interrupted (at most abortTimeout), then exits; a third exits at once.
 func execute(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -26,7 +33,13 @@ func execute(args []string) int {
 		again := make(chan os.Signal, 1)
 		signal.Notify(again, os.Interrupt, syscall.SIGTERM)
 		<-again
-		fmt.Fprintln(os.Stderr, "bulkhead: second interrupt, exiting at once")
+		fmt.Fprintln(os.Stderr, "bulkhead: second interrupt: removing this run's proxies, then exiting (a third exits at once)")
+		go func() { <-again; os.Exit(ExitInterrupted) }()
+		actx, cancel := context.WithTimeout(context.Background(), abortTimeout)
+		if err := experiment.Abort(actx); err != nil {
+			fmt.Fprintln(os.Stderr, "bulkhead: leaving:", err)
+		}
+		cancel()
 		os.Exit(ExitInterrupted)
 	}()
 	return runCLI(ctx, args, os.Stdout, os.Stderr)
@@ -69,6 +82,7 @@ and whether the scenario's claims held, each with a 95% interval (exit code 0 on
 		newServeCmd(),
 		newDepCmd(),
 		newSweepCmd(nil),
+		newToxiproxyCmd(),
 	)
 	return root
 }

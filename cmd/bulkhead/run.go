@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -180,8 +181,8 @@ func overridesOf(cmd *cobra.Command, o *runOptions) (scenarios.Overrides, error)
 		ov.Rate = r
 	}
 	if f.Changed("scale") {
-		if o.Scale <= 0 {
-			return ov, fmt.Errorf("--scale: must be > 0, got %g", o.Scale)
+		if !(o.Scale > 0) || math.IsInf(o.Scale, 1) { // NaN fails every comparison
+			return ov, fmt.Errorf("--scale: must be a finite number > 0, got %g", o.Scale)
 		}
 		ov.Scale = o.Scale
 	}

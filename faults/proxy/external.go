@@ -53,6 +53,9 @@ var _ Injector = (*External)(nil)
 // ErrUnreachable: "toxiproxy at URL unreachable: ...". It creates nothing on the server.
 func NewExternal(ctx context.Context, apiURL string) (*External, error) {
 	base := strings.TrimRight(apiURL, "/")
+	if scheme, _, ok := strings.Cut(base, "://"); ok && scheme != "http" && scheme != "https" {
+		return nil, fmt.Errorf("proxy: toxiproxy url %q: scheme %q, want http or https (or none)", apiURL, scheme)
+	}
 	if !strings.HasPrefix(base, "http://") && !strings.HasPrefix(base, "https://") {
 		base = "http://" + base
 	}

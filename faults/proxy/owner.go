@@ -1,0 +1,121 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+
+	toxiclient "github.com/Shopify/toxiproxy/v2/client"
+)
+
+// OwnedPrefix starts the name of every proxy bulkhead creates; OwnedName puts the owning
+// process's id right after it, so that a proxy left on an external Toxiproxy by a killed run can
+// be recognised and removed later (CleanStale).
+const OwnedPrefix = "bulkhead-"
+
+// OwnedName names a proxy owned by process pid: "bulkhead-<pid>-<part>-<part>...", e.g.
+// "bulkhead-4242-20261130T090000Z-hypothesis-shared-A". The parts make it unique within the
+// process (run id, configuration folder, dependency).
+func OwnedName(pid int, parts ...string) string {
+	return OwnedPrefix + strconv.Itoa(pid) + "-" + strings.Join(parts, "-")
+}
+
+// OwnerPID returns the process id in a name made by OwnedName, and false for any other name.
+func OwnerPID(name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, OwnedPrefix)
+	if !ok {
+		return 0, false
+	}
+	digits, _, ok := strings.Cut(rest, "-")
+	if !ok || digits == "" {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(digits)
+	if err != nil || pid <= 0 || strconv.Itoa(pid) != digits {
+		return 0, false
+	}
+	return pid, true
+}
+
+// Alive reports whether a process with id pid exists on this host (signal 0: it exists even
+// when it belongs to another user). It does not block.
+func Alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// Proxies returns the names of every proxy on the server, sorted, in one GET /proxies.
+func (x *External) Proxies(ctx context.Context) ([]string, error) {
+	if err := x.check(); err != nil {
+		return nil, fmt.Errorf("proxy: list proxies: %w", err)
+	}
+	var all map[string]toxiclient.Proxy
+	if err := x.do(ctx, http.MethodGet, "/proxies", nil, http.StatusOK, &all); err != nil {
+		return nil, fmt.Errorf("proxy: list proxies: %w", err)
+	}
+	names := make([]string, 0, len(all))
+	for n := range all {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+// Remove deletes the named proxy from the server, its toxics first (see Close), whoever created
+// it. A proxy already gone is not an error.
+func (x *External) Remove(ctx context.Context, name string) error {
+	if err := x.check(); err != nil {
+		return fmt.Errorf("proxy: remove %q: %w", name, err)
+	}
+	err := x.removeToxics(ctx, name)
+	if err == nil {
+		err = x.do(ctx, http.MethodDelete, "/proxies/"+url.PathEscape(name), nil, http.StatusNoContent, nil)
+	}
+	if err != nil && !errors.Is(err, ErrUnknownProxy) {
+		return fmt.Errorf("proxy: remove %q: %w", name, err)
+	}
+	return nil
+}
+
+// Stale is a proxy CleanStale removed and the process that had created it.
+type Stale struct {
+	Name string
+	PID  int
+}
+
+// CleanStale removes from the server every proxy named by OwnedName whose owner is no longer
+// alive (alive nil means Alive: a process on this host, where the proxies' upstreams were) and
+// returns those it removed. Proxies of live processes, this one included, and proxies with other
+// names are left alone. It makes one API call to list and two or three per removal, each bounded
+// by ctx; it stops at the first error, returning what it removed until then.
+func (x *External) CleanStale(ctx context.Context, alive func(pid int) bool) ([]Stale, error) {
+	if alive == nil {
+		alive = Alive
+	}
+	names, err := x.Proxies(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var removed []Stale
+	for _, n := range names {
+		pid, ok := OwnerPID(n)
+		if !ok || pid == os.Getpid() || alive(pid) {
+			continue
+		}
+		if err := x.Remove(ctx, n); err != nil {
+			return removed, err
+		}
+		removed = append(removed, Stale{Name: n, PID: pid})
+	}
+	return removed, nil
+}

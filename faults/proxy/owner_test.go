@@ -1,0 +1,134 @@
+package proxy
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/bulkheadlab/bulkhead/faults"
+)
+
+func TestOwnerPID(t *testing.T) {
+	tests := []struct {
+		name string
+		pid  int
+		ok   bool
+	}{
+		{OwnedName(4242, "20261130T090000Z-hypothesis", "shared", "A"), 4242, true},
+		{OwnedName(7, "run-with-dashes", "conf-r2", "dep-x"), 7, true},
+		{"bulkhead-", 0, false},
+		{"bulkhead-12", 0, false},            // no part after the pid
+		{"bulkhead-shared-A-4242", 0, false}, // the old layout: pid last
+		{"bulkhead-012-x", 0, false},         // not as OwnedName writes it
+		{"bulkhead--5-x", 0, false},
+		{"someone-else", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pid, ok := OwnerPID(tt.name)
+			if pid != tt.pid || ok != tt.ok {
+				t.Errorf("OwnerPID(%q) = %d, %v; want %d, %v", tt.name, pid, ok, tt.pid, tt.ok)
+			}
+		})
+	}
+}
+
+func TestAlive(t *testing.T) {
+	if !Alive(os.Getpid()) {
+		t.Error("this process is not alive")
+	}
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skip(err)
+	}
+	if Alive(cmd.Process.Pid) { // reaped; reuse of its pid this soon is unlikely
+		t.Errorf("pid %d of an exited process is alive", cmd.Process.Pid)
+	}
+}
+
+// CleanStale removes the proxies (and their toxics) of dead owners only: a live owner's, this
+// process's and a stranger's stay.
+func TestCleanStale(t *testing.T) {
+	t.Run("in-process API", func(t *testing.T) { cleanStaleSuite(t, newAPIServer(t)) })
+	t.Run("toxiproxy-server", func(t *testing.T) {
+		if testing.Short() {
+			t.Skip("starts a toxiproxy-server process")
+		}
+		cleanStaleSuite(t, startToxiproxyServer(t, toxiproxyServerBinary(t)))
+	})
+}
+
+func cleanStaleSuite(t *testing.T, apiURL string) {
+	ctx := context.Background()
+	x, err := NewExternal(ctx, apiURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close(ctx)
+	const dead, live = 900001, 900002
+	names := map[string]string{
+		"dead":     OwnedName(dead, "run", "shared", "A"),
+		"dead2":    OwnedName(dead, "run", "shared", "B"),
+		"live":     OwnedName(live, "run", "shared", "A"),
+		"self":     OwnedName(os.Getpid(), "run", "shared", "A"),
+		"stranger": "someone-else",
+	}
+	for _, n := range names {
+		if _, err := x.AddProxy(ctx, n, "127.0.0.1:1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := faults.New("A", &faults.Latency{Latency: 50 * time.Millisecond})
+	if err := x.Apply(ctx, names["dead"], f.Effect()); err != nil {
+		t.Fatal(err)
+	}
+	removed, err := x.CleanStale(ctx, func(pid int) bool { return pid == live })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Stale{{names["dead"], dead}, {names["dead2"], dead}}
+	if !slices.Equal(removed, want) {
+		t.Errorf("removed %v, want %v", removed, want)
+	}
+	left, err := x.Proxies(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantLeft := []string{names["live"], names["self"], names["stranger"]}
+	slices.Sort(wantLeft)
+	if !slices.Equal(left, wantLeft) {
+		t.Errorf("left %v, want %v", left, wantLeft)
+	}
+	// Nothing stale is left: a second clean removes nothing.
+	if again, err := x.CleanStale(ctx, func(pid int) bool { return pid == live }); err != nil || len(again) != 0 {
+		t.Errorf("second clean removed %v, %v", again, err)
+	}
+	for _, n := range []string{names["live"], names["stranger"]} {
+		if err := x.Remove(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// toxiproxyServerBinary returns the toxiproxy-server on PATH or, with
+// BULKHEAD_EXTERNAL_TOXIPROXY=1, one built from the module cache; else it skips.
+func toxiproxyServerBinary(t *testing.T) string {
+	t.Helper()
+	bin, err := exec.LookPath("toxiproxy-server")
+	if err == nil {
+		return bin
+	}
+	if os.Getenv("BULKHEAD_EXTERNAL_TOXIPROXY") != "1" {
+		t.Skip("no toxiproxy-server on PATH; set BULKHEAD_EXTERNAL_TOXIPROXY=1 to build one")
+	}
+	bin = filepath.Join(t.TempDir(), "toxiproxy-server")
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/Shopify/toxiproxy/v2/cmd/server").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build toxiproxy-server: %v\n%s", err, out)
+	}
+	return bin
+}
