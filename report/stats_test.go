@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -334,5 +335,33 @@ func TestRepetitionsSpreadAndBootstrap(t *testing.T) {
 	c := s.Verdict.Claims[0]
 	if c.Verdict != VerdictInconclusive || c.Left.Value != 30 || c.Left.Lo == nil || *c.Left.Lo >= 30 || *c.Left.Hi <= 35 {
 		t.Errorf("claim over three repetitions = %s %+v, want inconclusive with an interval from below 30 to above 35", c.Verdict, c.Left)
+	}
+	// Each repetition alone: 20 and 30 ms hold, 40 ms does not, so the verdict depends on the
+	// repetition, and both summary.json and report.md say so.
+	var got []string
+	for _, r := range c.ByRepetition {
+		got = append(got, r.Verdict)
+	}
+	if want := []string{VerdictHolds, VerdictHolds, VerdictDoesNotHold}; !slices.Equal(got, want) {
+		t.Errorf("by repetition = %q, want %q", got, want)
+	}
+	if v := s.Verdict.SameInEveryRepetition; v == nil || *v {
+		t.Errorf("same in every repetition = %v, want false", v)
+	}
+	if !strings.Contains(string(md), "Each repetition alone") || !strings.Contains(string(md), "Some verdicts differ between repetitions") {
+		t.Errorf("report.md lacks the per-repetition verdicts")
+	}
+	if !strings.Contains(s.Verdicts(), "verdicts differ between repetitions (arrival offsets): p90 r1 holds; p90 r2 holds; p90 r3 does not hold") {
+		t.Errorf("terminal lines lack the per-repetition difference:\n%s", s.Verdicts())
+	}
+
+	// A claim every repetition satisfies: the same verdict in each.
+	writeClaims(t, dir, claimsScenario+claimYAML("p90", "{metric: p90_ms, configuration: shared, phase: baseline, endpoint: /a}", "    op: \"<\"\n    value: 100\n"))
+	s, err = Analyze(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := s.Verdict.SameInEveryRepetition; v == nil || !*v || s.Verdict.Claims[0].Verdict != VerdictHolds {
+		t.Errorf("same in every repetition = %v (verdict %s), want true and holds", v, s.Verdict.Claims[0].Verdict)
 	}
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/bulkheadlab/bulkhead/claim"
@@ -43,6 +44,8 @@ type Claim struct {
 	// Require holds the claim's preconditions, judged the same way; the claim is not
 	// measurable unless every one holds.
 	Require []ConditionResult `json:"require,omitempty"`
+	// ByRepetition is the claim judged on each repetition alone (several repetitions only).
+	ByRepetition []RepetitionVerdict `json:"by_repetition,omitempty"`
 }
 
 // VerdictBlock is summary.json's verdict: what `--json` prints and what a CI job reads.
@@ -59,6 +62,11 @@ type VerdictBlock struct {
 	Claims []Claim        `json:"claims"`
 	// Note says why the claims could not be read.
 	Note string `json:"note,omitempty"`
+	// Repetitions and SameInEveryRepetition are set with several repetitions: what each ran with
+	// (arrival offsets), and whether every claim's verdict on each repetition alone equals its
+	// verdict on all of them.
+	Repetitions           []RepetitionInfo `json:"repetitions,omitempty"`
+	SameInEveryRepetition *bool            `json:"same_in_every_repetition,omitempty"`
 }
 
 // Verdict block outcomes.
@@ -68,35 +76,42 @@ const (
 	OutcomeInvalid = "invalid"
 )
 
-// judge fills s.Verdict from claims (and note, why they could not be read).
+// judge fills s.Verdict from claims (and note, why they could not be read). With several
+// repetitions it also judges every claim on each repetition alone (ByRepetition), so a reader
+// sees whether a verdict depends on the arrival offsets a repetition ran with.
 func (s *Summary) judge(claims []claim.Claim, note string) {
-	e := newEngine(s)
 	v := VerdictBlock{RunDir: s.dir, Valid: s.Valid, Invalid: s.Invalid, Method: MethodText, Note: note,
 		Counts: map[string]int{}, Claims: []Claim{}}
+	e := newEngine(s)
 	for _, c := range claims {
-		r := Claim{ID: c.ID, Says: c.Says, Op: c.Op, ConditionResult: e.condition(c.Condition)}
-		for _, q := range c.Require {
-			r.Require = append(r.Require, e.condition(q))
-		}
-		for _, q := range r.Require {
-			if q.Verdict != VerdictHolds {
-				r.Verdict = VerdictNotMeasurable
-				r.Reason = fmt.Sprintf("precondition not met (%s): %s; measured: %s", q.Verdict, q.Reason, r.Reason)
-				break
-			}
-		}
-		if !s.Valid {
-			r.Verdict = VerdictNotMeasurable
-			r.Reason = "no verdict: the run is invalid; measured: " + r.Reason
-		}
-		switch r.Verdict {
-		case VerdictHolds:
-			r.Holds = boolPtr(true)
-		case VerdictDoesNotHold:
-			r.Holds = boolPtr(false)
-		}
+		r := judgeClaim(e, c, s.Valid)
 		v.Counts[r.Verdict]++
 		v.Claims = append(v.Claims, r)
+	}
+	reps := s.repetitions()
+	if len(reps) > 1 && len(claims) > 0 {
+		for _, rep := range reps {
+			sub := *s
+			sub.Configurations = nil
+			for _, c := range s.Configurations {
+				if c.Repetition == rep {
+					sub.Configurations = append(sub.Configurations, c)
+				}
+			}
+			v.Repetitions = append(v.Repetitions, RepetitionInfo{Repetition: rep, Offsets: sub.offsets()})
+			re := newEngine(&sub)
+			for i, c := range claims {
+				r := judgeClaim(re, c, s.Valid)
+				v.Claims[i].ByRepetition = append(v.Claims[i].ByRepetition, RepetitionVerdict{Repetition: rep, Verdict: r.Verdict, Difference: r.Difference})
+			}
+		}
+		same := true
+		for _, c := range v.Claims {
+			for _, r := range c.ByRepetition {
+				same = same && r.Verdict == c.Verdict
+			}
+		}
+		v.SameInEveryRepetition = &same
 	}
 	switch {
 	case !s.Valid:
@@ -107,6 +122,74 @@ func (s *Summary) judge(claims []claim.Claim, note string) {
 		v.Outcome = OutcomePass
 	}
 	s.Verdict = v
+}
+
+// judgeClaim judges one claim with engine e: its preconditions first, then its condition.
+func judgeClaim(e *engine, c claim.Claim, valid bool) Claim {
+	r := Claim{ID: c.ID, Says: c.Says, Op: c.Op, ConditionResult: e.condition(c.Condition)}
+	for _, q := range c.Require {
+		r.Require = append(r.Require, e.condition(q))
+	}
+	for _, q := range r.Require {
+		if q.Verdict != VerdictHolds {
+			r.Verdict = VerdictNotMeasurable
+			r.Reason = fmt.Sprintf("precondition not met (%s): %s; measured: %s", q.Verdict, q.Reason, r.Reason)
+			break
+		}
+	}
+	if !valid {
+		r.Verdict = VerdictNotMeasurable
+		r.Reason = "no verdict: the run is invalid; measured: " + r.Reason
+	}
+	switch r.Verdict {
+	case VerdictHolds:
+		r.Holds = boolPtr(true)
+	case VerdictDoesNotHold:
+		r.Holds = boolPtr(false)
+	}
+	return r
+}
+
+// RepetitionVerdict is a claim judged on one repetition alone.
+type RepetitionVerdict struct {
+	Repetition int       `json:"repetition"`
+	Verdict    string    `json:"verdict"`
+	Difference *Interval `json:"difference,omitempty"`
+}
+
+// RepetitionInfo says what a repetition ran with: each endpoint's arrival offset (constant
+// arrivals) as recorded in its manifests.
+type RepetitionInfo struct {
+	Repetition int    `json:"repetition"`
+	Offsets    string `json:"offsets,omitempty"`
+}
+
+// repetitions lists the repetition numbers of the run's configurations, in order.
+func (s *Summary) repetitions() []int {
+	var reps []int
+	for _, c := range s.Configurations {
+		if !slices.Contains(reps, c.Repetition) {
+			reps = append(reps, c.Repetition)
+		}
+	}
+	slices.Sort(reps)
+	return reps
+}
+
+// offsets writes the arrival offsets of the first configuration's endpoints ("/a +0 ms, /b
+// +17.6 ms").
+func (s *Summary) offsets() string {
+	for _, c := range s.Configurations {
+		if c.manifest == nil {
+			continue
+		}
+		var parts []string
+		for _, e := range c.manifest.Endpoints {
+			parts = append(parts, fmt.Sprintf("%s +%.1f ms", e.Path, float64(e.Offset)/1e6))
+		}
+		return strings.Join(parts, ", ")
+	}
+	return ""
 }
 
 func boolPtr(b bool) *bool { return &b }
@@ -244,6 +327,26 @@ func (s *Summary) claimsMarkdown(b *strings.Builder) {
 		w("| %s | %s | %s | %s | %s | %s | %s |\n", c.ID, mdCell(c.Says), verdictMark(c.Verdict),
 			showInterval(c.Left), showInterval(c.Right), showInterval(c.Difference), mdCell(c.Reason))
 	}
+	if len(v.Repetitions) > 1 {
+		w("\n**Each repetition alone.** The same claims judged on one repetition at a time (each ran with its own arrival offsets), to show whether a verdict depends on the offset picked:\n\n")
+		w("| claim | all |")
+		for _, r := range v.Repetitions {
+			w(" r%d (%s) |", r.Repetition, mdCell(r.Offsets))
+		}
+		w("\n|---|---|%s\n", strings.Repeat("---|", len(v.Repetitions)))
+		for _, c := range v.Claims {
+			w("| %s | %s |", c.ID, c.Verdict)
+			for _, r := range c.ByRepetition {
+				w(" %s %s |", r.Verdict, showInterval(r.Difference))
+			}
+			w("\n")
+		}
+		if v.SameInEveryRepetition != nil && *v.SameInEveryRepetition {
+			w("\nEvery claim has the same verdict in each repetition as in all of them.\n")
+		} else {
+			w("\nSome verdicts differ between repetitions: they depend on the arrival offsets (or on too little data in one repetition).\n")
+		}
+	}
 	w("\nRules:\n\n")
 	for _, c := range v.Claims {
 		w("- **%s**: %s", c.ID, mdCell(c.Rule))
@@ -293,5 +396,20 @@ func (s *Summary) claimVerdicts(b *strings.Builder) {
 	}
 	if len(v.Claims) > 0 || v.Note != "" {
 		fmt.Fprintf(b, "verdict: %s (%s)\n", v.Outcome, countsText(v.Counts))
+	}
+	if v.SameInEveryRepetition != nil {
+		if *v.SameInEveryRepetition {
+			fmt.Fprintf(b, "each of the %d repetitions (arrival offsets) alone gives every claim the same verdict\n", len(v.Repetitions))
+		} else {
+			var diff []string
+			for _, c := range v.Claims {
+				for _, r := range c.ByRepetition {
+					if r.Verdict != c.Verdict {
+						diff = append(diff, fmt.Sprintf("%s r%d %s", c.ID, r.Repetition, r.Verdict))
+					}
+				}
+			}
+			fmt.Fprintf(b, "verdicts differ between repetitions (arrival offsets): %s\n", strings.Join(diff, "; "))
+		}
 	}
 }
