@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	claimdef "github.com/bulkheadlab/bulkhead/claim"
 	"github.com/bulkheadlab/bulkhead/experiment"
 	"github.com/bulkheadlab/bulkhead/report"
 	"github.com/bulkheadlab/bulkhead/scenarios"
@@ -39,7 +40,8 @@ func splitLatency(t *testing.T, latency time.Duration) *scenarios.Scenario {
 	if len(phases) != 2 || len(confs) != 1 {
 		t.Fatalf("hypothesis has no baseline+latency phases or no split configuration: %d phases, %d configurations", len(phases), len(confs))
 	}
-	sc.Phases, sc.Configurations, sc.Claims, sc.Sweep = phases, confs, nil, nil
+	sc.Phases, sc.Configurations, sc.Claims, sc.Sweep, sc.Roles = phases, confs, nil, nil, claimdef.Roles{}
+	sc.Repetitions = 1
 	if err := sc.Validate(); err != nil {
 		t.Fatal(err)
 	}
