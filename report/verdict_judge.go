@@ -89,7 +89,7 @@ func (s *Summary) judge(claims []claim.Claim, note string) {
 		v.Claims = append(v.Claims, r)
 	}
 	reps := s.repetitions()
-	if len(reps) > 1 && len(claims) > 0 {
+	if len(reps) > 1 && len(claims) > 0 && s.Valid {
 		for _, rep := range reps {
 			sub := *s
 			sub.Configurations = nil
