@@ -267,7 +267,13 @@ func ReadRaw(path string, fn func(*vegeta.Result) error) error {
 	if fi, err := f.Stat(); err == nil && fi.Size() == 0 {
 		return nil // an attack that sent nothing (interrupted at once)
 	}
-	dec := vegeta.DecoderFor(bufio.NewReaderSize(f, 1<<16))
+	return decodeResults(path, bufio.NewReaderSize(f, 1<<16), fn)
+}
+
+// decodeResults decodes the results read from br with vegeta's decoder (its encoding sniffed),
+// passing each to fn; path names the file in errors.
+func decodeResults(path string, br *bufio.Reader, fn func(*vegeta.Result) error) error {
+	dec := vegeta.DecoderFor(br)
 	if dec == nil {
 		return fmt.Errorf("%s: not a vegeta results file", path)
 	}

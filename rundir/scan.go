@@ -232,23 +232,9 @@ func parseUTC(b []byte) (time.Time, bool) {
 
 // readRawDecoder reads a non-JSON raw file with vegeta's decoder.
 func readRawDecoder(path string, br *bufio.Reader, fn func(*Sent) error) error {
-	dec := vegeta.DecoderFor(br)
-	if dec == nil {
-		return fmt.Errorf("%s: not a vegeta results file", path)
-	}
-	var r vegeta.Result
-	for n := 0; ; n++ {
-		r = vegeta.Result{}
-		if err := dec.Decode(&r); err != nil {
-			if err == io.EOF {
-				return nil
-			}
-			return fmt.Errorf("%s: result %d: %w", path, n, err)
-		}
+	return decodeResults(path, br, func(r *vegeta.Result) error {
 		s := Sent{Timestamp: r.Timestamp, Latency: r.Latency, Code: int(r.Code), Error: r.Error}
 		s.set(r.Headers)
-		if err := fn(&s); err != nil {
-			return err
-		}
-	}
+		return fn(&s)
+	})
 }
