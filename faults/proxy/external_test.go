@@ -15,40 +15,13 @@ import (
 	"time"
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
-	"github.com/gorilla/mux"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/rs/zerolog"
+	"github.com/bulkheadlab/bulkhead/faults/proxy/proxytest"
 )
 
-// newAPIServer serves Toxiproxy's real HTTP API handlers on an httptest server, with the route
-// table of toxiproxy.ApiServer.Listen (v2.5.0), which cannot be used in tests: it binds a fixed
-// address, never returns and exits the process on error.
+// newAPIServer serves Toxiproxy's real HTTP API in this test process (see proxytest).
 func newAPIServer(t *testing.T) string {
 	t.Helper()
-	api := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
-	r := mux.NewRouter()
-	r.HandleFunc("/reset", api.ResetState).Methods("POST")
-	r.HandleFunc("/proxies", api.ProxyIndex).Methods("GET")
-	r.HandleFunc("/proxies", api.ProxyCreate).Methods("POST")
-	r.HandleFunc("/proxies/{proxy}", api.ProxyShow).Methods("GET")
-	r.HandleFunc("/proxies/{proxy}", api.ProxyUpdate).Methods("POST")
-	r.HandleFunc("/proxies/{proxy}", api.ProxyDelete).Methods("DELETE")
-	r.HandleFunc("/proxies/{proxy}/toxics", api.ToxicIndex).Methods("GET")
-	r.HandleFunc("/proxies/{proxy}/toxics", api.ToxicCreate).Methods("POST")
-	r.HandleFunc("/proxies/{proxy}/toxics/{toxic}", api.ToxicShow).Methods("GET")
-	r.HandleFunc("/proxies/{proxy}/toxics/{toxic}", api.ToxicUpdate).Methods("POST")
-	r.HandleFunc("/proxies/{proxy}/toxics/{toxic}", api.ToxicDelete).Methods("DELETE")
-	r.HandleFunc("/version", api.Version).Methods("GET")
-	srv := httptest.NewServer(r)
-	t.Cleanup(func() {
-		srv.Close()
-		// Proxies the test left behind, toxics first (see External.Close).
-		for _, p := range api.Collection.Proxies() {
-			p.Toxics.ResetToxics(context.Background())
-		}
-		_ = api.Collection.Clear()
-	})
-	return srv.URL
+	return proxytest.NewAPIServer(t)
 }
 
 func TestExternalAgainstInProcessAPI(t *testing.T) {
