@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net"
 	"strings"
 	"testing"
 
@@ -46,5 +47,19 @@ func TestToxiproxyClean(t *testing.T) {
 	}
 	if _, err := executeCommand(t, "toxiproxy", "clean", "--toxiproxy", "http://127.0.0.1:1"); err == nil || !strings.Contains(err.Error(), "unreachable") {
 		t.Errorf("unreachable toxiproxy: err = %v", err)
+	}
+}
+
+// `toxiproxy serve` on an address already taken says which flag and address, and returns
+// instead of exiting the process (toxiproxy-server's own Listen would os.Exit).
+func TestToxiproxyServeTakenAddress(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	_, err = executeCommand(t, "toxiproxy", "serve", "--listen", l.Addr().String())
+	if err == nil || !strings.Contains(err.Error(), "--listen") || !strings.Contains(err.Error(), l.Addr().String()) {
+		t.Fatalf("err = %v, want --listen and %s named", err, l.Addr())
 	}
 }
