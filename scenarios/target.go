@@ -23,13 +23,17 @@ const (
 )
 
 // Target is a configuration's system under test when it is not the built-in service: a command
-// the runner starts (Command) or a service already running (URL). Placeholders in Command, Env,
-// Ready, Metrics and URL are filled when the target starts: {port} is a free loopback port for
-// the service, {dep.NAME} the host:port dependency NAME is reached at (its proxy).
+// the runner starts (Command, reached at URL when given) or a service already running (URL
+// alone). Placeholders in Command, Env, Ready, Metrics and URL are filled when the target starts:
+// {port} is a port free on the runner's host for the service, {dep.NAME} the host:port dependency
+// NAME is reached at (its proxy).
 type Target struct {
 	// Command is the argv started for this configuration only, stopped when it ends.
 	Command []string `yaml:"command,omitempty" json:"command,omitempty"`
-	// URL is the base URL of a service already running (instead of Command).
+	// URL is the base URL the load is sent to. Without Command it is a service already running;
+	// with Command it is where the started service is reached, and may use {port}: a command
+	// that runs the service on another host or network namespace ("ssh host ...", "ip netns exec
+	// ns ...") names that host here. "" with Command means http://127.0.0.1:{port}.
 	URL string `yaml:"url,omitempty" json:"url,omitempty"`
 	// Dir is Command's working directory, relative to the scenario file; "" means its folder.
 	Dir string `yaml:"dir,omitempty" json:"dir,omitempty"`
@@ -121,11 +125,9 @@ func (d *decoder) target(n *yaml.Node, path string, c *Configuration) {
 	}
 	c.Target = t
 	switch {
-	case len(t.Command) > 0 && t.URL != "":
-		d.add(path, "give either command or url, not both")
 	case len(t.Command) == 0 && t.URL == "":
 		d.add(path, "needs command (a service to start) or url (one already running)")
-	case t.URL != "" && (t.Dir != "" || len(t.Env) > 0):
+	case len(t.Command) == 0 && (t.Dir != "" || len(t.Env) > 0):
 		d.add(path, "dir and env are for command targets; a url target is already running")
 	}
 	for _, f := range []struct{ key, val string }{{"url", t.URL}, {"ready", t.Ready}, {"metrics", t.Metrics}} {
@@ -212,7 +214,7 @@ func (s *Scenario) checkTargets(p *problems) {
 		check("ready", t.Ready)
 		check("metrics", t.Metrics)
 		check("url", t.URL)
-		if t.URL != "" && strings.Contains(t.URL, "{port}") {
+		if len(t.Command) == 0 && strings.Contains(t.URL, "{port}") {
 			p.add(join(path, "url"), "{port} is for command targets; a url target's port is fixed")
 		}
 	}

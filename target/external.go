@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -105,11 +106,12 @@ func depAddrs(spec Spec) map[string]string {
 
 func who(spec Spec) string { return "configuration " + spec.Configuration.Name + ": target" }
 
-// Start fills the placeholders of the configuration's target.command, env, ready and metrics
-// ({port}: a free loopback port, or spec.Addr's), starts the command in target.dir (relative to
-// the scenario file) with its output in spec.Folder, and blocks until ready answers 2xx (or, with
-// no ready, until the port accepts connections), the command exits, DefaultReadyTimeout passes
-// or ctx ends. On error the process is stopped and the error names the configuration, the
+// Start fills the placeholders of the configuration's target.command, env, url, ready and
+// metrics ({port}: a port free on this host's loopback, or spec.Addr's), starts the command in
+// target.dir (relative to the scenario file) with its output in spec.Folder, and blocks until
+// ready answers 2xx (or, with no ready, until the target's address accepts connections: url's
+// host and port, http://127.0.0.1:{port} without url), the command exits, DefaultReadyTimeout
+// passes or ctx ends. On error the process is stopped and the error names the configuration, the
 // command and the address.
 func (Command) Start(ctx context.Context, spec Spec) (Target, error) {
 	t := spec.Configuration.Target
@@ -157,6 +159,12 @@ func (Command) Start(ctx context.Context, spec Spec) (Target, error) {
 		return nil, err
 	}
 	rec.URL = "http://127.0.0.1:" + port
+	if t.URL != "" {
+		if rec.URL, err = exp("url", t.URL); err != nil {
+			return nil, err
+		}
+		rec.URL = strings.TrimSuffix(rec.URL, "/")
+	}
 	rec.Dir = commandDir(spec.Scenario, t.Dir)
 	s := supervise.Spec{Name: who(spec), Argv: rec.Command, Env: env, Dir: rec.Dir, Ready: rec.Ready, ReadyTimeout: DefaultReadyTimeout}
 	if spec.Folder != "" {
@@ -250,9 +258,12 @@ func pickPort(addr string) (string, error) {
 	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port), nil
 }
 
-// waitListening waits until base's port accepts a connection or proc exits.
+// waitListening waits until base's host and port accept a connection or proc exits.
 func waitListening(ctx context.Context, proc *supervise.Process, base string) error {
-	hp := strings.TrimPrefix(base, "http://")
+	hp, err := hostPort(base)
+	if err != nil {
+		return err
+	}
 	deadline := time.Now().Add(DefaultReadyTimeout)
 	for {
 		c, err := net.DialTimeout("tcp", hp, time.Second)
@@ -268,10 +279,26 @@ func waitListening(ctx context.Context, proc *supervise.Process, base string) er
 		}
 		select {
 		case <-ctx.Done():
-			return context.Cause(ctx)
+			return fmt.Errorf("nothing listens on %s: %w", hp, context.Cause(ctx))
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// hostPort returns the host:port a base URL dials ("http://10.0.0.3" is 10.0.0.3:80).
+func hostPort(base string) (string, error) {
+	u, err := url.Parse(base)
+	if err != nil {
+		return "", fmt.Errorf("target url %q: %w", base, err)
+	}
+	if u.Port() != "" {
+		return u.Host, nil
+	}
+	port := "80"
+	if u.Scheme == "https" {
+		port = "443"
+	}
+	return net.JoinHostPort(u.Hostname(), port), nil
 }
 
 // answers polls u until it answers (2xx when need2xx), for up to limit.

@@ -18,14 +18,16 @@ import (
 
 // The test binary plays a user's service when TARGET_CHILD is set: it listens on --port, answers
 // /healthz, serves Resilience4j-named /metrics (unless TARGET_NO_METRICS), echoes --dep on /dep,
-// and /quit makes it exit 3.
+// and /quit makes it exit 3. --host sets the address it binds (default 127.0.0.1).
 func TestMain(m *testing.M) {
 	if os.Getenv("TARGET_CHILD") == "" {
 		os.Exit(m.Run())
 	}
-	var port, dep string
+	var port, dep, host = "", "", "127.0.0.1"
 	for i, a := range os.Args {
 		switch a {
+		case "--host":
+			host = os.Args[i+1]
 		case "--port":
 			port = os.Args[i+1]
 		case "--dep":
@@ -48,7 +50,7 @@ func TestMain(m *testing.M) {
 		}
 		fmt.Fprint(w, "resilience4j_bulkhead_available_concurrent_calls{name=\"shared\"} 3\nresilience4j_bulkhead_max_allowed_concurrent_calls{name=\"shared\"} 4\n")
 	})
-	fmt.Fprintln(os.Stderr, http.ListenAndServe("127.0.0.1:"+port, mux))
+	fmt.Fprintln(os.Stderr, http.ListenAndServe(net.JoinHostPort(host, port), mux))
 	os.Exit(2)
 }
 
@@ -111,6 +113,59 @@ func TestCommandTarget(t *testing.T) {
 	out, _ := os.ReadFile(filepath.Join(spec.Folder, target.StdoutFile))
 	if !strings.Contains(string(out), "serving on") {
 		t.Errorf("%s = %q, want the child's stdout", target.StdoutFile, out)
+	}
+}
+
+// A command target whose service listens elsewhere than 127.0.0.1 (another host or network
+// namespace, here 127.0.0.2) is reached at its url: readiness, metrics and the load's base URL
+// all use that address; without url the runner waits on 127.0.0.1:{port} and says so.
+func TestCommandTargetElsewhere(t *testing.T) {
+	if l, err := net.Listen("tcp", "127.0.0.2:0"); err != nil {
+		t.Skipf("127.0.0.2 cannot be bound here (%v): the loopback is not a /8", err)
+	} else {
+		l.Close()
+	}
+	cases := []struct {
+		name    string
+		url     string
+		wantErr string // "" means it starts, reached at 127.0.0.2
+	}{
+		{"url names the host", "http://127.0.0.2:{port}/", ""},
+		{"no url: 127.0.0.1 is waited for", "", "nothing listens on 127.0.0.1:"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			spec := commandSpec(t, "serve", scenarios.Target{
+				Command: []string{"--host", "127.0.0.2", "--port", "{port}", "--dep", "http://{dep.A}"},
+				URL:     c.url, Metrics: "http://127.0.0.2:{port}/metrics",
+			})
+			ctx := context.Background()
+			if c.wantErr != "" { // the service never listens where it is waited for: stop waiting sooner
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, time.Second)
+				defer cancel()
+			}
+			tg, err := target.For(spec.Configuration).Start(ctx, spec)
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) || !strings.Contains(err.Error(), "configuration shared: target") {
+					t.Fatalf("err = %v, want it to name the configuration and say %q", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tg.Close(context.Background())
+			if !strings.HasPrefix(tg.URL(), "http://127.0.0.2:") || strings.HasSuffix(tg.URL(), "/") {
+				t.Errorf("URL() = %q, want http://127.0.0.2:PORT", tg.URL())
+			}
+			if got := get(t, tg.URL()+"/dep"); !strings.HasPrefix(got, "http://127.0.0.1:21001") {
+				t.Errorf("/dep at the target's URL = %q", got)
+			}
+			if rs := tg.Resources(); len(rs) != 1 || rs[0].Name != "pool:shared" {
+				t.Errorf("resources scraped from 127.0.0.2: %+v", rs)
+			}
+		})
 	}
 }
 
