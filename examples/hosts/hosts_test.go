@@ -164,6 +164,18 @@ func (l *lab) routes(role string) []string {
 	return dsts
 }
 
+// leaving returns the route destinations that lead out of the LAN: all but the LAN's own
+// 10.213.0.0/24 and IPv6 link-local fe80::/64 (never routed).
+func leaving(dsts []string) []string {
+	var out []string
+	for _, d := range dsts {
+		if d != "10.213.0.0/24" && d != "fe80::/64" {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // eth0 returns the packets eth0 of role's namespace has received and sent.
 func (l *lab) eth0(role string) (rx, tx uint64) {
 	l.t.Helper()
@@ -219,11 +231,8 @@ func TestPartsOnSeparateHosts(t *testing.T) {
 	// route), so every packet of the run stays between these namespaces. (A TCP connect from the
 	// root namespace is no test of that: a sandbox's egress proxy may accept any address.)
 	for _, r := range []string{"load", "sut", "deps"} {
-		routes := l.routes(r)
-		for _, dst := range routes {
-			if dst != "10.213.0.0/24" && dst != "fe80::/64" { // fe80::/64: IPv6 link-local, never routed
-				t.Fatalf("%s has a route to %s (routes %v): traffic could leave the LAN", r, dst, routes)
-			}
+		if routes := l.routes(r); len(leaving(routes)) > 0 {
+			t.Fatalf("%s has routes to %v (routes %v): traffic could leave the LAN", r, leaving(routes), routes)
 		}
 	}
 
@@ -328,5 +337,27 @@ func TestPartsOnSeparateHosts(t *testing.T) {
 	}
 	if ok == 0 || float64(drx1-drx0) < ok {
 		t.Errorf("deps' eth0 received %d packets for %.0f successful requests: the service's calls did not cross the LAN", drx1-drx0, ok)
+	}
+}
+
+// leaving finds every route out of the LAN, and none in a host wired as the test wires it.
+func TestLeaving(t *testing.T) {
+	cases := []struct {
+		name   string
+		routes []string
+		want   string
+	}{
+		{"LAN and link-local only", []string{"10.213.0.0/24", "fe80::/64"}, ""},
+		{"no routes at all", nil, ""},
+		{"a default route", []string{"default", "10.213.0.0/24"}, "default"},
+		{"another network", []string{"10.213.0.0/24", "192.0.2.0/24", "fe80::/64"}, "192.0.2.0/24"},
+		{"a wider LAN", []string{"10.213.0.0/16"}, "10.213.0.0/16"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := strings.Join(leaving(c.routes), ","); got != c.want {
+				t.Errorf("leaving(%v) = %q, want %q", c.routes, got, c.want)
+			}
+		})
 	}
 }
