@@ -401,14 +401,16 @@ func orEphemeral(listen string) string {
 	return listen
 }
 
-// reachable checks a real upstream accepts a TCP connection, within 3 s.
+// reachable checks a real upstream accepts a TCP connection from this host, within 3 s. With an
+// external Toxiproxy on another host the upstream is dialled from there too: the error says
+// where it was checked from.
 func reachable(ctx context.Context, hostport string) error {
 	var dl net.Dialer
 	dctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	c, err := dl.DialContext(dctx, "tcp", hostport)
 	if err != nil {
-		return fmt.Errorf("unreachable: %w", err)
+		return fmt.Errorf("unreachable from the runner's host: %w", err)
 	}
 	return c.Close()
 }
