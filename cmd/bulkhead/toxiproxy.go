@@ -24,7 +24,7 @@ func newToxiproxyCmd() *cobra.Command {
 		Use:   "clean",
 		Short: "Remove the proxies that killed bulkhead runs left on an external toxiproxy-server",
 		Long: `Remove from an external toxiproxy-server every proxy a bulkhead run created (named
-bulkhead-<pid>-...) whose process is no longer alive on this host, its toxics first, and list
+bulkhead-<pid>.<host>-...) whose process is no longer alive on this host, its toxics first, and list
 what was removed. Proxies of live runs and proxies with other names are left alone. A run with
 --toxiproxy does the same when it starts.`,
 		Example: `  bulkhead toxiproxy clean

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"net/http"
 	"net/url"
 	"os"
@@ -16,32 +17,72 @@ import (
 )
 
 // OwnedPrefix starts the name of every proxy bulkhead creates; OwnedName puts the owning
-// process's id right after it, so that a proxy left on an external Toxiproxy by a killed run can
-// be recognised and removed later (CleanStale).
+// process's id and its host's tag right after it, so that a proxy left on an external Toxiproxy
+// by a killed run can be recognised and removed later (CleanStale), by a runner on the same host
+// only: a process id means nothing on another host.
 const OwnedPrefix = "bulkhead-"
 
-// OwnedName names a proxy owned by process pid: "bulkhead-<pid>-<part>-<part>...", e.g.
-// "bulkhead-4242-20261130T090000Z-hypothesis-shared-A". The parts make it unique within the
-// process (run id, configuration folder, dependency).
-func OwnedName(pid int, parts ...string) string {
-	return OwnedPrefix + strconv.Itoa(pid) + "-" + strings.Join(parts, "-")
+// OwnedName names a proxy owned by process pid of this host: "bulkhead-<pid>.<host>-<part>-...",
+// e.g. "bulkhead-4242.1f2e3d4c-20261130T090000Z-hypothesis-shared-A", where <host> is HostTag.
+// The parts make it unique within the process (run id, configuration folder, dependency).
+func OwnedName(pid int, parts ...string) string { return ownedNameOn(HostTag(), pid, parts...) }
+
+func ownedNameOn(host string, pid int, parts ...string) string {
+	return OwnedPrefix + strconv.Itoa(pid) + "." + host + "-" + strings.Join(parts, "-")
+}
+
+// HostTag is this host's tag in proxy names: 8 hex digits of the FNV-1a hash of its hostname.
+// Runners on hosts (or containers) with different hostnames sharing one Toxiproxy server thus
+// never take each other's process ids for their own.
+func HostTag() string {
+	name, err := os.Hostname()
+	if err != nil {
+		name = "unknown"
+	}
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	return fmt.Sprintf("%08x", h.Sum32())
+}
+
+// Owner returns the process id and host tag in a name made by OwnedName, and false for any
+// other name. A name of an earlier version, "bulkhead-<pid>-<part>..." without a host tag,
+// returns host "".
+func Owner(name string) (pid int, host string, ok bool) {
+	rest, ok := strings.CutPrefix(name, OwnedPrefix)
+	if !ok {
+		return 0, "", false
+	}
+	id, _, ok := strings.Cut(rest, "-")
+	if !ok || id == "" {
+		return 0, "", false
+	}
+	digits, host, tagged := strings.Cut(id, ".")
+	if tagged && !isHostTag(host) {
+		return 0, "", false
+	}
+	pid, err := strconv.Atoi(digits)
+	if err != nil || pid <= 0 || strconv.Itoa(pid) != digits {
+		return 0, "", false
+	}
+	return pid, host, true
+}
+
+func isHostTag(s string) bool {
+	if len(s) != 8 {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // OwnerPID returns the process id in a name made by OwnedName, and false for any other name.
 func OwnerPID(name string) (int, bool) {
-	rest, ok := strings.CutPrefix(name, OwnedPrefix)
-	if !ok {
-		return 0, false
-	}
-	digits, _, ok := strings.Cut(rest, "-")
-	if !ok || digits == "" {
-		return 0, false
-	}
-	pid, err := strconv.Atoi(digits)
-	if err != nil || pid <= 0 || strconv.Itoa(pid) != digits {
-		return 0, false
-	}
-	return pid, true
+	pid, _, ok := Owner(name)
+	return pid, ok
 }
 
 // Alive reports whether a process with id pid exists on this host (signal 0: it exists even
@@ -93,10 +134,10 @@ type Stale struct {
 	PID  int
 }
 
-// CleanStale removes from the server every proxy named by OwnedName whose owner is no longer
-// alive (alive nil means Alive: a process on this host, where the proxies' upstreams were) and
-// returns those it removed. Proxies of live processes, this one included, and proxies with other
-// names are left alone. It makes one API call to list and two or three per removal, each bounded
+// CleanStale removes from the server every proxy named by OwnedName on this host (or by an
+// earlier version, without a host tag) whose owner is no longer alive (alive nil means Alive: a
+// process on this host) and returns those it removed. Proxies of live processes, this one
+// included, proxies of other hosts' runners and proxies with other names are left alone. It makes one API call to list and two or three per removal, each bounded
 // by ctx; it stops at the first error, returning what it removed until then.
 func (x *External) CleanStale(ctx context.Context, alive func(pid int) bool) ([]Stale, error) {
 	if alive == nil {
@@ -106,10 +147,11 @@ func (x *External) CleanStale(ctx context.Context, alive func(pid int) bool) ([]
 	if err != nil {
 		return nil, err
 	}
+	here := HostTag()
 	var removed []Stale
 	for _, n := range names {
-		pid, ok := OwnerPID(n)
-		if !ok || pid == os.Getpid() || alive(pid) {
+		pid, host, ok := Owner(n)
+		if !ok || (host != "" && host != here) || pid == os.Getpid() || alive(pid) {
 			continue
 		}
 		if err := x.Remove(ctx, n); err != nil {

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,7 +22,11 @@ func TestOwnerPID(t *testing.T) {
 		{OwnedName(4242, "20261130T090000Z-hypothesis", "shared", "A"), 4242, true},
 		{OwnedName(7, "run-with-dashes", "conf-r2", "dep-x"), 7, true},
 		{"bulkhead-", 0, false},
-		{"bulkhead-12", 0, false},            // no part after the pid
+		{"bulkhead-12", 0, false}, // no part after the pid
+		{ownedNameOn("0badc0de", 99, "run", "shared", "A"), 99, true},
+		{"bulkhead-4242-run-shared-A", 4242, true}, // an earlier version's name: no host tag
+		{"bulkhead-4242.xyz-run", 0, false},        // not a host tag
+		{"bulkhead-4242.-run", 0, false},
 		{"bulkhead-shared-A-4242", 0, false}, // the old layout: pid last
 		{"bulkhead-012-x", 0, false},         // not as OwnedName writes it
 		{"bulkhead--5-x", 0, false},
@@ -71,10 +76,14 @@ func cleanStaleSuite(t *testing.T, apiURL string) {
 	defer x.Close(ctx)
 	const dead, live = 900001, 900002
 	names := map[string]string{
-		"dead":     OwnedName(dead, "run", "shared", "A"),
-		"dead2":    OwnedName(dead, "run", "shared", "B"),
-		"live":     OwnedName(live, "run", "shared", "A"),
-		"self":     OwnedName(os.Getpid(), "run", "shared", "A"),
+		"dead":  OwnedName(dead, "run", "shared", "A"),
+		"dead2": OwnedName(dead, "run", "shared", "B"),
+		"live":  OwnedName(live, "run", "shared", "A"),
+		"self":  OwnedName(os.Getpid(), "run", "shared", "A"),
+		// Another host's runner with a process id that is dead here: not ours to judge.
+		"elsewhere": ownedNameOn(otherHost(), dead, "run", "shared", "A"),
+		// An earlier version's name, without a host tag: taken as this host's.
+		"untagged": "bulkhead-900001-run-shared-C",
 		"stranger": "someone-else",
 	}
 	for _, n := range names {
@@ -90,7 +99,8 @@ func cleanStaleSuite(t *testing.T, apiURL string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Stale{{names["dead"], dead}, {names["dead2"], dead}}
+	want := []Stale{{names["dead"], dead}, {names["dead2"], dead}, {names["untagged"], dead}}
+	slices.SortFunc(want, func(a, b Stale) int { return strings.Compare(a.Name, b.Name) })
 	if !slices.Equal(removed, want) {
 		t.Errorf("removed %v, want %v", removed, want)
 	}
@@ -98,7 +108,7 @@ func cleanStaleSuite(t *testing.T, apiURL string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantLeft := []string{names["live"], names["self"], names["stranger"]}
+	wantLeft := []string{names["elsewhere"], names["live"], names["self"], names["stranger"]}
 	slices.Sort(wantLeft)
 	if !slices.Equal(left, wantLeft) {
 		t.Errorf("left %v, want %v", left, wantLeft)
@@ -107,11 +117,19 @@ func cleanStaleSuite(t *testing.T, apiURL string) {
 	if again, err := x.CleanStale(ctx, func(pid int) bool { return pid == live }); err != nil || len(again) != 0 {
 		t.Errorf("second clean removed %v, %v", again, err)
 	}
-	for _, n := range []string{names["live"], names["stranger"]} {
+	for _, n := range []string{names["elsewhere"], names["live"], names["stranger"]} {
 		if err := x.Remove(ctx, n); err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+// otherHost is a host tag that is not this host's.
+func otherHost() string {
+	if HostTag() == "0badc0de" {
+		return "0badf00d"
+	}
+	return "0badc0de"
 }
 
 // toxiproxyServerBinary returns the toxiproxy-server on PATH or, with
