@@ -103,22 +103,15 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Result, er
 	if err := checkToxiproxy(ctx, opts.Toxiproxy, opts.Progress); err != nil {
 		return nil, err
 	}
-	if fixedListen(sc) && opts.Parallel > 1 && len(plans) > 1 {
-		return nil, fmt.Errorf("--parallel %d: the scenario fixes its dependencies' listen addresses, so its configurations can only run one after another (--parallel 1)", opts.Parallel)
+	n, err := Parallel(sc, plans, opts.Parallel, runtime.NumCPU())
+	if err != nil {
+		return nil, err
 	}
 	dir, id, err := createRunFolder(sc, opts)
 	if err != nil {
 		return nil, err
 	}
 	opts.runID = id
-	n := opts.Parallel
-	if n <= 0 {
-		n = DefaultParallel(plans, runtime.NumCPU())
-	}
-	n = min(n, len(plans))
-	if fixedListen(sc) {
-		n = 1 // proxies on addresses the scenario fixes exist once: configurations take turns
-	}
 	run := rundir.Run{
 		Scenario: sc.Name, RunID: id, Description: sc.Description, Started: time.Now(),
 		Command: opts.Command, Overrides: opts.Overrides, Parallel: n, State: rundir.StateRunning,

@@ -1,6 +1,11 @@
 package experiment
 
-import "github.com/bulkheadlab/bulkhead/service"
+import (
+	"fmt"
+
+	"github.com/bulkheadlab/bulkhead/scenarios"
+	"github.com/bulkheadlab/bulkhead/service"
+)
 
 // parallelBudget is the total request rate (requests per second, summed over every endpoint of
 // every configuration running at once) per core up to which running configurations side by side
@@ -13,6 +18,24 @@ const parallelBudget = 150
 // process-wide figures (goroutines, heap, stacks in resources.csv) are part of what it
 // measures: configurations running at once share one process, so those figures would mix.
 const ownWorkersFrom = 100
+
+// Parallel is how many of sc's plans Run runs at once on cpus cores when asked for requested
+// (0: DefaultParallel), at most len(plans). A scenario that fixes its dependencies' listen
+// addresses runs one plan at a time, since each proxy address exists once; asking it for more
+// than one at once is an error. It does not block.
+func Parallel(sc *scenarios.Scenario, plans []*Plan, requested, cpus int) (int, error) {
+	if fixedListen(sc) {
+		if requested > 1 && len(plans) > 1 {
+			return 0, fmt.Errorf("--parallel %d: the scenario fixes its dependencies' listen addresses, so its configurations can only run one after another (--parallel 1)", requested)
+		}
+		return 1, nil
+	}
+	n := requested
+	if n <= 0 {
+		n = DefaultParallel(plans, cpus)
+	}
+	return max(min(n, len(plans)), 1), nil
+}
 
 // DefaultParallel picks how many of plans run at once on cpus cores: as many as the cores'
 // request budget (parallelBudget per core) holds at the plans' peak total rate, at least 1 and

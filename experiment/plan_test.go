@@ -209,6 +209,47 @@ func TestDefaultParallel(t *testing.T) {
 	}
 }
 
+// Parallel resolves --parallel as Run does: the default, capped at the plans, and one at a time
+// (an error when more are asked for) where the scenario fixes its proxies' listen addresses.
+func TestParallel(t *testing.T) {
+	hyp3 := open(t, "hypothesis")
+	hyp3.Repetitions = 3
+	fixed := open(t, "hypothesis")
+	fixed.Repetitions = 1
+	fixed.Dependencies[0].Listen = "127.0.0.1:21001"
+	tests := []struct {
+		name      string
+		sc        *scenarios.Scenario
+		requested int
+		want      int
+		err       string
+	}{
+		{"default on 2 cores", hyp3, 0, 3, ""},
+		{"asked for one", hyp3, 1, 1, ""},
+		{"asked for more than there are plans", hyp3, 9, 6, ""},
+		{"fixed listen addresses, default: one at a time", fixed, 0, 1, ""},
+		{"fixed listen addresses, asked for two", fixed, 2, 0, "fixes its dependencies' listen addresses"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			plans, err := Plans(tt.sc, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := Parallel(tt.sc, plans, tt.requested, 2)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("Parallel = %d, %v; want an error containing %q", got, err, tt.err)
+				}
+				return
+			}
+			if err != nil || got != tt.want {
+				t.Errorf("Parallel = %d, %v; want %d", got, err, tt.want)
+			}
+		})
+	}
+}
+
 // The estimated wall time places the time lines on the parallel slots in order.
 func TestMakespan(t *testing.T) {
 	p := func(d time.Duration) *Plan { return &Plan{Duration: d} }

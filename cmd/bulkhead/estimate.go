@@ -11,16 +11,17 @@ import (
 )
 
 // checkEstimate prints what running sc with parallel configuration runs at once needs
-// (scenarios.Estimate; parallel 0 means what experiment.Run picks) and, when that is more than
+// (scenarios.Estimate; parallel as experiment.Parallel resolves it) and, when that is more than
 // this machine offers where the results go, returns an error saying what is short, unless force;
 // then it says so and returns nil. It starts nothing and writes nothing to disk.
 func checkEstimate(w io.Writer, sc *scenarios.Scenario, resultsDir string, parallel int, force bool) error {
-	if parallel <= 0 { // experiment.Run's default
-		parallel = 1
-		if plans, err := experiment.Plans(sc, 0); err == nil {
-			parallel = experiment.DefaultParallel(plans, runtime.NumCPU())
+	// What experiment.Run will run at once; an error there is Run's to report.
+	if plans, err := experiment.Plans(sc, 0); err == nil {
+		if n, err := experiment.Parallel(sc, plans, parallel, runtime.NumCPU()); err == nil {
+			parallel = n
 		}
 	}
+	parallel = max(parallel, 1)
 	est := sc.Estimate(parallel)
 	fmt.Fprintf(w, "estimate: %s\n", est)
 	m := machine(resultsDir)
