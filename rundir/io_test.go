@@ -1,12 +1,14 @@
 package rundir
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/bulkheadlab/bulkhead/outcome"
 	vegeta "github.com/tsenart/vegeta/v12/lib"
@@ -158,6 +160,59 @@ func TestRawFileName(t *testing.T) {
 	} {
 		if got := RawFileName(in); got != want {
 			t.Errorf("RawFileName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestCountLines(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		want     int
+	}{
+		{"empty", "", 0},
+		{"one line with its newline", "a\n", 1},
+		{"one line without a newline", "a", 1},
+		{"two lines, the last without a newline", "a\nb", 2},
+		{"a blank line counts", "a\n\nb\n", 3},
+		{"longer than one read buffer", strings.Repeat("0.1,pool:a,5,1,0\n", 10000), 10000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := countLines(strings.NewReader(tc.in))
+			if err != nil || got != tc.want {
+				t.Errorf("countLines = %d, %v, want %d", got, err, tc.want)
+			}
+		})
+	}
+}
+
+// A resource's name is held once, whatever the number of its rows, and not as a substring of a
+// line (which would keep the whole line alive); the samples keep their order and values.
+func TestReadResourcesSharesNames(t *testing.T) {
+	const header = "t_s,resource,capacity,in_use,rejected,interval_s,mean_in_use,max_in_use,at_capacity_s,first_at_capacity_s\n"
+	path := filepath.Join(t.TempDir(), ResourcesFile)
+	var b strings.Builder
+	b.WriteString(header)
+	for i := range 3 {
+		fmt.Fprintf(&b, "0.%d,pool:a,5,%d,0,0.1,1,1,0,\n0.%d,pool:b,5,%d,0,0.1,1,1,0,\n", i+1, i, i+1, i+1)
+	}
+	os.WriteFile(path, []byte(b.String()), 0o644)
+	got, err := ReadResources(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 6 || cap(got) != 6 {
+		t.Fatalf("got %d samples in a slice of capacity %d, want 6 in 6", len(got), cap(got))
+	}
+	for i, s := range got {
+		wantName, wantInUse := "pool:a", i/2
+		if i%2 == 1 {
+			wantName, wantInUse = "pool:b", i/2+1
+		}
+		if s.Resource != wantName || s.InUse != wantInUse {
+			t.Errorf("sample %d = %s in use %d, want %s in use %d", i, s.Resource, s.InUse, wantName, wantInUse)
+		}
+		if first := got[i%2].Resource; unsafe.StringData(s.Resource) != unsafe.StringData(first) {
+			t.Errorf("sample %d's name %q is a copy of its own, want the one string of sample %d", i, s.Resource, i%2)
 		}
 	}
 }
