@@ -16,17 +16,33 @@ import (
 // This is the shape of a server's request worker pool: a slow dependency keeps workers busy and
 // every other call waits behind it in the same queue.
 //
+// All Size workers are started up front and live until Close, as a Java thread pool's core
+// threads do once started: the pool owns its goroutines whether or not calls come (seed 003's
+// point about thread-pool bulkheads stays measurable). A call goes to the worker that went idle
+// last (a stack of idle workers, as fasthttp's worker pool keeps), not to the one idle longest:
+// which worker runs a call changes nothing a caller sees, but a pool whose calls never overlap
+// keeps reusing one worker, whose stack has grown to the depth of an HTTP call, while the others
+// keep the small stack they started with. Memory then grows with the concurrency that was used,
+// not with Size (the partners scenario: 20 workers per partner, at most one or two ever busy).
+//
 // A Workers must be created with NewWorkers and stopped with Close; it is safe for concurrent use.
 type Workers struct {
 	name     string
 	size     int
 	queueCap int
 	maxWait  time.Duration
-	tasks    chan *task
-	quit     chan struct{}
-	once     sync.Once
-	wg       sync.WaitGroup
-	closed   atomic.Bool
+	// mu guards idle and the hand-over between the queue and idle workers: a task is queued only
+	// when no worker is idle, and a worker goes idle only when the queue is empty, so a queued
+	// task never waits while a worker is idle.
+	mu   sync.Mutex
+	idle []*worker // idle workers, the one that went idle last at the end
+	// tasks is the FIFO queue of tasks no worker was idle for. It holds Size+QueueCapacity so
+	// that a send under mu never blocks (admission keeps at most that many tasks accepted).
+	tasks  chan *task
+	quit   chan struct{}
+	once   sync.Once
+	wg     sync.WaitGroup
+	closed atomic.Bool
 	// busy and queued are the workers running a task and the tasks in the queue, with their exact
 	// time accounts (a task takes microseconds to hand over, a clock read is nothing next to it).
 	busy   gauge
@@ -46,6 +62,11 @@ const (
 	taskRunning
 	taskAbandoned
 )
+
+// worker is one worker goroutine's mailbox: an idle worker waits on it for the next task.
+type worker struct {
+	next chan *task // capacity 1: the one task handed to this worker when it was taken off idle
+}
 
 type task struct {
 	ctx   context.Context
@@ -72,25 +93,56 @@ func NewWorkers(cfg PoolConfig) *Workers {
 		busy:     gauge{capacity: int64(cfg.Size)},
 		queued:   gauge{capacity: int64(cfg.QueueCapacity)},
 	}
+	p.idle = make([]*worker, 0, cfg.Size)
 	p.wg.Add(cfg.Size)
 	for range cfg.Size {
-		go p.work()
+		go p.work(&worker{next: make(chan *task, 1)})
 	}
 	return p
 }
 
-func (p *Workers) work() {
+// work is one worker goroutine: it takes the oldest queued task, or, with none, goes idle on top
+// of the idle stack and waits for a task handed to it, until Close.
+func (p *Workers) work(w *worker) {
 	defer p.wg.Done()
 	for {
+		var t *task
+		p.mu.Lock()
 		select {
-		case <-p.quit:
-			return
-		case t := <-p.tasks:
+		case t = <-p.tasks:
 			p.queued.dec()
-			p.run(t)
-			p.accepted.Add(-1)
+		default:
+			p.idle = append(p.idle, w)
 		}
+		p.mu.Unlock()
+		if t == nil {
+			select {
+			case <-p.quit:
+				return
+			case t = <-w.next:
+			}
+		}
+		p.run(t)
+		p.accepted.Add(-1)
 	}
+}
+
+// dispatch hands t to the worker that went idle last, or queues it (and counts it as waiting)
+// when no worker is idle. It never blocks: a worker taken off idle has an empty mailbox, and the
+// queue has room for every accepted task.
+func (p *Workers) dispatch(t *task) {
+	p.mu.Lock()
+	if n := len(p.idle); n > 0 {
+		w := p.idle[n-1]
+		p.idle[n-1] = nil
+		p.idle = p.idle[:n-1]
+		p.mu.Unlock()
+		w.next <- t
+		return
+	}
+	p.queued.inc()
+	p.tasks <- t
+	p.mu.Unlock()
 }
 
 func (p *Workers) run(t *task) {
@@ -137,8 +189,7 @@ func (p *Workers) Do(ctx context.Context, fn func(context.Context) error) error 
 		}
 	}
 	t := &task{ctx: ctx, fn: fn, enq: time.Now(), done: make(chan struct{})}
-	p.queued.inc()
-	p.tasks <- t // never blocks: the channel holds Size+QueueCapacity tasks and we hold a place
+	p.dispatch(t)
 
 	var timeout <-chan time.Time
 	if p.maxWait > 0 {

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -165,4 +167,127 @@ func TestWorkersCloseFailsQueuedCallers(t *testing.T) {
 	close(release) // Close waits for the running task
 	<-busy
 	<-closed
+}
+
+// goroutineID returns the id of the calling goroutine, from the first line of its stack trace
+// ("goroutine 42 [running]:"); a test-only way to see which worker ran a task.
+func goroutineID() string {
+	buf := make([]byte, 64)
+	buf = buf[:runtime.Stack(buf, false)]
+	id, _, _ := strings.Cut(strings.TrimPrefix(string(buf), "goroutine "), " ")
+	return id
+}
+
+// Which worker runs a task is the one that went idle last: calls that never overlap keep reusing
+// one worker (the others keep the stack they started with), and n overlapping calls use n.
+func TestWorkersReuseTheLastIdleWorker(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		size        int
+		overlapping int // calls held running at once, each round
+		rounds      int
+		wantWorkers int // distinct workers that ran a task
+	}{
+		{"one call at a time runs on one worker", 8, 1, 20, 1},
+		{"two at a time run on two workers", 8, 2, 20, 2},
+		{"as many at a time as workers use them all", 4, 4, 5, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := NewWorkers(PoolConfig{Name: "W", Size: tc.size})
+			defer p.Close()
+			eventually(t, "every worker idle", func() bool {
+				p.mu.Lock()
+				defer p.mu.Unlock()
+				return len(p.idle) == tc.size
+			})
+			var mu sync.Mutex
+			ran := map[string]bool{}
+			for range tc.rounds {
+				release := make(chan struct{})
+				started := make(chan struct{}, tc.overlapping)
+				errc := make(chan error, tc.overlapping)
+				for range tc.overlapping {
+					go func() {
+						errc <- p.Do(context.Background(), func(context.Context) error {
+							mu.Lock()
+							ran[goroutineID()] = true
+							mu.Unlock()
+							started <- struct{}{}
+							<-release
+							return nil
+						})
+					}()
+				}
+				for range tc.overlapping {
+					<-started
+				}
+				close(release)
+				for range tc.overlapping {
+					if err := <-errc; err != nil {
+						t.Fatal(err)
+					}
+				}
+				// The next round starts once every worker is back on the idle stack.
+				eventually(t, "every worker idle", func() bool {
+					p.mu.Lock()
+					defer p.mu.Unlock()
+					return len(p.idle) == tc.size
+				})
+			}
+			if len(ran) != tc.wantWorkers {
+				t.Errorf("%d distinct workers ran tasks, want %d", len(ran), tc.wantWorkers)
+			}
+			if st := p.Stats(); st.Admitted != uint64(tc.rounds*tc.overlapping) || st.InUse != 0 || st.Waiting != 0 {
+				t.Errorf("Admitted, InUse, Waiting = %d, %d, %d, want %d, 0, 0", st.Admitted, st.InUse, st.Waiting, tc.rounds*tc.overlapping)
+			}
+		})
+	}
+}
+
+// Under many concurrent callers the pool never runs more than Size tasks at once and every admitted
+// task runs exactly once: the hand-over between the queue and idle workers loses no task.
+func TestWorkersBoundConcurrencyUnderContention(t *testing.T) {
+	const size, queue, callers, calls = 3, 2, 16, 200
+	p := NewWorkers(PoolConfig{Name: "W", Size: size, QueueCapacity: queue})
+	defer p.Close()
+	var running, peak, done atomic.Int64
+	var admitted, rejected atomic.Int64
+	var wg sync.WaitGroup
+	for range callers {
+		wg.Go(func() {
+			for range calls {
+				err := p.Do(context.Background(), func(context.Context) error {
+					n := running.Add(1)
+					for {
+						m := peak.Load()
+						if n <= m || peak.CompareAndSwap(m, n) {
+							break
+						}
+					}
+					runtime.Gosched()
+					running.Add(-1)
+					done.Add(1)
+					return nil
+				})
+				switch {
+				case err == nil:
+					admitted.Add(1)
+				case errors.Is(err, ErrQueueFull):
+					rejected.Add(1)
+				default:
+					t.Errorf("Do = %v", err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if peak.Load() > size {
+		t.Errorf("%d tasks ran at once, pool size %d", peak.Load(), size)
+	}
+	if admitted.Load()+rejected.Load() != callers*calls || done.Load() != admitted.Load() {
+		t.Errorf("admitted %d + rejected %d of %d calls, %d ran", admitted.Load(), rejected.Load(), callers*calls, done.Load())
+	}
+	if st := p.Stats(); st.Admitted != uint64(admitted.Load()) || st.InUse != 0 || st.Waiting != 0 || p.accepted.Load() != 0 {
+		t.Errorf("Admitted, InUse, Waiting, accepted = %d, %d, %d, %d, want %d, 0, 0, 0", st.Admitted, st.InUse, st.Waiting, p.accepted.Load(), admitted.Load())
+	}
 }
