@@ -285,3 +285,33 @@ func BenchmarkRequestMetrics(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkWorkersDo is a worker pool's overhead per call (hand-over to a worker and back, no
+// queueing): one caller at a time, and callers on every P against a pool of 64 workers.
+func BenchmarkWorkersDo(b *testing.B) {
+	ctx := context.Background()
+	noop := func(context.Context) error { return nil }
+	b.Run("do-serial", func(b *testing.B) {
+		p := NewWorkers(PoolConfig{Name: "bench", Size: 64})
+		defer p.Close()
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := p.Do(ctx, noop); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("do-parallel", func(b *testing.B) {
+		p := NewWorkers(PoolConfig{Name: "bench", Size: 64})
+		defer p.Close()
+		b.ReportAllocs()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if err := p.Do(ctx, noop); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	})
+}

@@ -1,0 +1,96 @@
+package e2e_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/bulkheadlab/bulkhead/report"
+	"github.com/bulkheadlab/bulkhead/rundir"
+)
+
+// TestFigurePartnersPeakRSS is a figure, not a check: the peak resident memory of `bulkhead run
+// partners` (seed 003's hub of 500 dependencies behind the embedded Toxiproxy, 549 requests/s,
+// a 30 s time line per configuration) as its own process, for both configurations in one run and
+// for each alone (--only), with each configuration's validity, largest send-lag p99, largest
+// start skew of its 500 attacks, and goroutines and stacks. It builds the binary, runs only with
+// BULKHEAD_PARTNERS_RSS=1 and takes about 2 minutes; run it on a quiet machine, with -v:
+//
+//	BULKHEAD_PARTNERS_RSS=1 go test -run FigurePartnersPeakRSS -v -timeout 10m ./e2e
+//
+// The peak is the child's maximum resident set size (getrusage, VmHWM), so it covers the whole
+// command: the runs and the report built after them.
+func TestFigurePartnersPeakRSS(t *testing.T) {
+	if os.Getenv("BULKHEAD_PARTNERS_RSS") == "" {
+		t.Skip("set BULKHEAD_PARTNERS_RSS=1 to measure")
+	}
+	bin := filepath.Join(t.TempDir(), "bulkhead")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/bulkheadlab/bulkhead/cmd/bulkhead").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	for _, only := range []string{"", "semaphores", "workers"} {
+		out := t.TempDir()
+		args := []string{"run", "partners", "--plain", "--out", out}
+		label := "both configurations"
+		if only != "" {
+			args = append(args, "--only", only)
+			label = "--only " + only
+		}
+		cmd := exec.Command(bin, args...)
+		var stdout bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stdout
+		began := time.Now()
+		err := cmd.Run()
+		took := time.Since(began)
+		var exit *exec.ExitError
+		if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 99) {
+			t.Fatalf("%s: %v\n%s", label, err, lastBytes(stdout.String(), 2000))
+		}
+		ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+		peakMB := 0.0
+		if ru != nil {
+			peakMB = float64(ru.Maxrss) / 1024 // KB on Linux
+		}
+		t.Logf("%s: peak RSS %.0f MB, %v wall, exit %d", label, peakMB, took.Round(100*time.Millisecond), cmd.ProcessState.ExitCode())
+		runs, _ := filepath.Glob(filepath.Join(out, "*-partners"))
+		if len(runs) != 1 {
+			t.Fatalf("%s: want one run folder in %s, got %v", label, out, runs)
+		}
+		var sum report.Summary
+		if err := rundir.ReadJSON(filepath.Join(runs[0], rundir.SummaryFile), &sum); err != nil {
+			t.Fatal(err)
+		}
+		mem := map[string]*report.Memory{}
+		for i := range sum.Configurations {
+			mem[sum.Configurations[i].Name] = sum.Configurations[i].Memory
+		}
+		folders, _ := filepath.Glob(filepath.Join(runs[0], "*", rundir.ManifestFile))
+		for _, f := range folders {
+			var m rundir.Manifest
+			if err := rundir.ReadJSON(f, &m); err != nil {
+				t.Fatal(err)
+			}
+			var lag, skew time.Duration
+			for _, e := range m.Endpoints {
+				lag, skew = max(lag, e.LagP99), max(skew, e.StartSkew)
+			}
+			line := ""
+			if mm := mem[m.Configuration]; mm != nil {
+				line = fmt.Sprintf(", goroutines mean %.0f (max %d), stacks max %.1f MB, heap max %.1f MB",
+					mm.GoroutinesMean, mm.GoroutinesMax, float64(mm.StackBytesMax)/(1<<20), float64(mm.HeapBytesMax)/(1<<20))
+			}
+			t.Logf("  %s: valid %v %s, largest send-lag p99 %v (limit %v), largest start skew of %d attacks %v%s",
+				m.Configuration, m.Valid, strings.Join(m.Invalid, "; "), lag, m.LagLimit, len(m.Endpoints), skew, line)
+		}
+	}
+}
+
+// lastBytes returns the last n bytes of s (all of s when shorter).
+func lastBytes(s string, n int) string { return s[max(len(s)-n, 0):] }
