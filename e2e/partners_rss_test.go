@@ -20,8 +20,10 @@ import (
 // partners` (seed 003's hub of 500 dependencies behind the embedded Toxiproxy, 549 requests/s,
 // a 30 s time line per configuration) as its own process, for both configurations in one run and
 // for each alone (--only), with each configuration's validity, largest send-lag p99, largest
-// start skew of its 500 attacks, and goroutines and stacks. It builds the binary, runs only with
-// BULKHEAD_PARTNERS_RSS=1 and takes about 2 minutes; run it on a quiet machine, with -v:
+// start skew of its 500 attacks, and goroutines and stacks; and both configurations again with
+// GOGC=100 in the environment, which the run then keeps instead of its own collection pacing
+// (experiment's gc.go). It builds the binary, runs only with BULKHEAD_PARTNERS_RSS=1 and takes
+// about 4 minutes; run it on a quiet machine, with -v:
 //
 //	BULKHEAD_PARTNERS_RSS=1 go test -run FigurePartnersPeakRSS -v -timeout 10m ./e2e
 //
@@ -35,15 +37,20 @@ func TestFigurePartnersPeakRSS(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, "github.com/bulkheadlab/bulkhead/cmd/bulkhead").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	for _, only := range []string{"", "semaphores", "workers"} {
+	for _, r := range []struct{ only, gogc string }{{"", ""}, {"", "100"}, {"semaphores", ""}, {"workers", ""}} {
 		out := t.TempDir()
 		args := []string{"run", "partners", "--plain", "--out", out}
 		label := "both configurations"
-		if only != "" {
-			args = append(args, "--only", only)
-			label = "--only " + only
+		if r.only != "" {
+			args = append(args, "--only", r.only)
+			label = "--only " + r.only
 		}
 		cmd := exec.Command(bin, args...)
+		if r.gogc != "" {
+			// The peer: the Go runtime's own collection pacing instead of the run's.
+			cmd.Env = append(os.Environ(), "GOGC="+r.gogc)
+			label += ", GOGC=" + r.gogc
+		}
 		var stdout bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stdout
 		began := time.Now()

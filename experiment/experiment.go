@@ -112,9 +112,12 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Result, er
 		return nil, err
 	}
 	opts.runID = id
+	gcPercent := gcPercentFor(plans, os.Getenv)
+	defer setGCPercent(gcPercent)()
 	run := rundir.Run{
 		Scenario: sc.Name, RunID: id, Description: sc.Description, Started: time.Now(),
-		Command: opts.Command, Overrides: opts.Overrides, Parallel: n, State: rundir.StateRunning,
+		Command: opts.Command, Overrides: opts.Overrides, Parallel: n, GCPercent: gcPercent,
+		State: rundir.StateRunning,
 	}
 	for _, p := range plans {
 		run.Configurations = append(run.Configurations, p.Folder)

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -261,5 +262,60 @@ func TestMakespan(t *testing.T) {
 		if got := makespan(plans, tt.parallel); got != tt.want {
 			t.Errorf("makespan(3 x 65 s, %d) = %v, want %v", tt.parallel, got, tt.want)
 		}
+	}
+}
+
+// A run with many dependencies collects garbage at leanGCPercent, unless GOGC says otherwise; a
+// small one leaves the runtime's setting alone.
+func TestGCPercentFor(t *testing.T) {
+	plansOf := func(name string) []*Plan {
+		ps, err := Plans(open(t, name), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ps
+	}
+	noEnv := func(string) string { return "" }
+	gogc := func(k string) string {
+		if k == "GOGC" {
+			return "200"
+		}
+		return ""
+	}
+	tests := []struct {
+		name  string
+		plans []*Plan
+		env   func(string) string
+		want  int
+	}{
+		{"partners (500 dependencies)", plansOf("partners"), noEnv, leanGCPercent},
+		{"partners, GOGC set: the user's setting", plansOf("partners"), gogc, 0},
+		{"hypothesis (2 dependencies): left alone", plansOf("hypothesis"), noEnv, 0},
+		{"nothing to run", nil, noEnv, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := gcPercentFor(tt.plans, tt.env); got != tt.want {
+				t.Errorf("gcPercentFor = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+// setGCPercent sets the percentage and restores the previous one; 0 changes nothing.
+func TestSetGCPercentRestores(t *testing.T) {
+	before := debug.SetGCPercent(150)
+	defer debug.SetGCPercent(before)
+	restore := setGCPercent(leanGCPercent)
+	if got := debug.SetGCPercent(leanGCPercent); got != leanGCPercent {
+		t.Errorf("during: GOGC %d, want %d", got, leanGCPercent)
+	}
+	restore()
+	if got := debug.SetGCPercent(150); got != 150 {
+		t.Errorf("after restore: GOGC %d, want 150", got)
+	}
+	setGCPercent(0)()
+	if got := debug.SetGCPercent(150); got != 150 {
+		t.Errorf("with percent 0: GOGC %d, want 150 unchanged", got)
 	}
 }

@@ -57,6 +57,10 @@ type Run struct {
 	Overrides any `json:"overrides,omitempty"`
 	// Parallel is how many configuration runs ran at the same time (1: one after another).
 	Parallel int `json:"parallel"`
+	// GCPercent is the garbage collector's GOGC percentage the run set for itself (a run with
+	// many dependencies collects more often, see experiment's gc.go); absent: the process's own
+	// setting (GOGC, default 100).
+	GCPercent int `json:"gc_percent,omitempty"`
 	// State is how far the run got: StateRunning from its start (a folder left so was cut off by
 	// a kill), then StateComplete, StateInterrupted or StateFailed when it ended.
 	State string `json:"state,omitempty"`
