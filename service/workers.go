@@ -47,10 +47,10 @@ type Workers struct {
 	// time accounts (a task takes microseconds to hand over, a clock read is nothing next to it).
 	busy   gauge
 	queued gauge
-	// admitted counts tasks accepted and not yet finished or discarded (busy + queued, including
-	// abandoned tasks still in the channel). Admission is a compare-and-swap on it against
-	// Size+QueueCapacity, so a call is rejected exactly when every worker is busy and the queue
-	// is full, never because an idle worker had not yet reached its receive.
+	// accepted counts tasks accepted and not yet finished or discarded (busy + queued + handed to
+	// a worker that has not started it, including abandoned tasks still queued). Admission is a
+	// compare-and-swap on it against Size+QueueCapacity, so a call is rejected exactly when every
+	// worker is busy and the queue is full, never because a worker had not yet taken its task.
 	accepted atomic.Int32
 	c        poolCounters
 }
