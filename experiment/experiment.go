@@ -68,8 +68,16 @@ type Options struct {
 	// scenario's load.lag_limit, else loadgen.DefaultLagLimit (1 ms). It is recorded in every
 	// manifest.
 	LagLimit time.Duration
-	// Loadgen adds load generator options (tests use small timeouts).
+	// Loadgen adds load generator options (tests use small timeouts). In the LoadProcess layout
+	// they are passed on as values (loadgen.Resolve); a classifier among them is not.
 	Loadgen []loadgen.Opt
+	// Load is where each configuration's load generator runs: LoadInProcess, LoadProcess (a
+	// child process of this program, `bulkhead attack`), or "" for DefaultLoad. It is recorded
+	// in run.json and every manifest.
+	Load string
+	// Executable is the program started as `<Executable> attack <spec>` in the LoadProcess
+	// layout. "" means this process's own executable (os.Executable).
+	Executable string
 
 	runID string // set by Run: names the run's proxies
 }
@@ -82,6 +90,7 @@ type Result struct {
 	Valid    bool     // every configuration's load generator passed its self-check
 	Invalid  []string // why not, per configuration
 	Parallel int      // how many configuration runs ran at once
+	Load     string   // where the load generators ran: LoadInProcess or LoadProcess
 }
 
 // Run plans every repetition of every configuration of sc, then executes the plans, up to
@@ -100,6 +109,9 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Result, er
 	if err != nil {
 		return nil, err
 	}
+	if opts.Load, err = ParseLoad(opts.Load); err != nil {
+		return nil, err
+	}
 	if err := checkToxiproxy(ctx, opts.Toxiproxy, opts.Progress); err != nil {
 		return nil, err
 	}
@@ -114,10 +126,13 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Result, er
 	opts.runID = id
 	gcPercent := gcPercentFor(plans, os.Getenv)
 	defer setGCPercent(gcPercent)()
+	if opts.Load == "" {
+		opts.Load = DefaultLoad(plans, n)
+	}
 	run := rundir.Run{
 		Scenario: sc.Name, RunID: id, Description: sc.Description, Started: time.Now(),
 		Command: opts.Command, Overrides: opts.Overrides, Parallel: n, GCPercent: gcPercent,
-		State: rundir.StateRunning,
+		Load: opts.Load, State: rundir.StateRunning,
 	}
 	for _, p := range plans {
 		run.Configurations = append(run.Configurations, p.Folder)
@@ -137,7 +152,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Result, er
 		r.Error = "interrupted twice: the process exited without waiting for the running configurations"
 		return rundir.WriteJSON(runFile, r)
 	})
-	res := &Result{Dir: dir, RunID: id, Valid: true, Parallel: n}
+	res := &Result{Dir: dir, RunID: id, Valid: true, Parallel: n, Load: opts.Load}
 	manifests, runErr := executeAll(ctx, plans, dir, n, opts)
 	runMu.Lock()
 	defer runMu.Unlock()
@@ -488,21 +503,24 @@ func execute(ctx context.Context, p *Plan, dir string, parallel int, opts Option
 	if err != nil {
 		return nil, err
 	}
-	out, err := openOutputs(dir, p)
+	// A load generator in its own process writes the raw files itself.
+	out, err := openOutputs(dir, p, opts.Load != LoadProcess)
 	if err != nil {
 		return nil, err
 	}
 	defer out.close()
 	lopts := append([]loadgen.Opt{loadgen.WithTimeout(p.LoadTimeout), loadgen.WithLagLimit(m.LagLimit),
 		loadgen.WithClassifier(classifier(p))}, opts.Loadgen...)
-	lr, err := loadgen.Start(ctx, out.attacks(p, b.target.URL()), p.Duration, lopts...)
+	lr, lrec, err := startLoad(ctx, p, dir, b.target.URL(), opts.Load, out, lopts, opts)
 	if err != nil {
 		if ctx.Err() != nil { // interrupted while starting: not a failure of this configuration
 			return nil, fmt.Errorf("%w: %v", ErrInterrupted, context.Cause(ctx))
 		}
+		_ = os.WriteFile(filepath.Join(dir, StartErrorFile), []byte(err.Error()+"\n"), 0o644)
 		return nil, err
 	}
 	m.Started = lr.T0()
+	m.Load = lrec
 	// The manifest is written as soon as the load starts, marked running and partial, so that a
 	// process killed from here on leaves a folder that says this configuration was cut off.
 	manifestFile := filepath.Join(dir, rundir.ManifestFile)
@@ -513,9 +531,16 @@ func execute(ctx context.Context, p *Plan, dir string, parallel int, opts Option
 	if startErr != nil {
 		lr.Stop() // without a manifest the raw files cannot be judged: do not go on
 	}
-	live.note(listenLines(p.Folder, b.listen))
+	notes := listenLines(p.Folder, b.listen)
+	if m.Load.PID != 0 {
+		notes = append(notes, fmt.Sprintf("  %s load generator: child process %d (%s, %s in its folder)", p.Folder, m.Load.PID, "bulkhead attack", strings.Join(m.Load.Logs, ", ")))
+	}
+	live.note(notes)
 	live.start(lr)
 	checks, runErr, faultErr := runTimeLine(ctx, lr, b, m, p.SampleEvery, out.resources)
+	if checks == nil && runErr != nil && m.Load.Layout == LoadProcess {
+		m.Load.Error = runErr.Error() // the child ended without its checks
+	}
 	live.end(checkLines(p.Folder, checks))
 	m.Ended = time.Now()
 	recordChecks(m, checks, lr.Pooled(), ctx.Err() != nil)
@@ -598,8 +623,8 @@ type outputs struct {
 	closed    bool
 }
 
-// openOutputs creates the raw files and resources.csv; none may exist yet.
-func openOutputs(dir string, p *Plan) (_ *outputs, err error) {
+// openOutputs creates the raw files (when raw is true) and resources.csv; none may exist yet.
+func openOutputs(dir string, p *Plan, raw bool) (_ *outputs, err error) {
 	o := &outputs{}
 	defer func() {
 		if err != nil {
@@ -610,6 +635,9 @@ func openOutputs(dir string, p *Plan) (_ *outputs, err error) {
 		return os.OpenFile(filepath.Join(dir, rel), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	}
 	for _, e := range p.Manifest.Endpoints {
+		if !raw {
+			break
+		}
 		f, err := create(e.RawFile)
 		if err != nil {
 			return nil, err
@@ -657,7 +685,7 @@ func (o *outputs) close() error {
 // stops the load first. It blocks until the load has drained and both helpers have returned,
 // and returns the load generator's self-checks, the errors that lost data (results or samples
 // not written) and the errors switching faults.
-func runTimeLine(ctx context.Context, lr *loadgen.Run, b *bench, m *rundir.Manifest, period time.Duration, w *rundir.ResourceWriter) (checks []loadgen.Check, lost, faultErrs error) {
+func runTimeLine(ctx context.Context, lr load, b *bench, m *rundir.Manifest, period time.Duration, w *rundir.ResourceWriter) (checks []loadgen.Check, lost, faultErrs error) {
 	t0 := lr.T0()
 	stop := make(chan struct{})
 	var wg sync.WaitGroup

@@ -205,7 +205,7 @@ func planAttack(sc *scenarios.Scenario, i int, ep scenarios.Endpoint, rep int) (
 	a := PlannedAttack{Path: ep.Path, Pacer: pacer}
 	if arr == loadgen.ArrivalsConstant {
 		if off := arrivalOffset(i, len(sc.Endpoints), rate, rep); off > 0 {
-			a.Pacer, a.Offset = staggered{Pacer: pacer, lead: off}, off
+			a.Pacer, a.Offset = loadgen.Shifted{Pacer: pacer, Lead: off}, off
 		}
 	}
 	e.Offset = a.Offset

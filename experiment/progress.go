@@ -41,7 +41,7 @@ type board struct {
 type slot struct {
 	b     *board
 	index int
-	lr    *loadgen.Run // nil until started
+	lr    load // nil until started
 	ended bool
 }
 
@@ -97,7 +97,7 @@ func (b *board) close() {
 }
 
 // start marks the slot's load started.
-func (s *slot) start(lr *loadgen.Run) {
+func (s *slot) start(lr load) {
 	s.b.mu.Lock()
 	defer s.b.mu.Unlock()
 	s.lr = lr

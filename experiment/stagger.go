@@ -3,35 +3,12 @@ package experiment
 import (
 	"math"
 	"time"
-
-	"github.com/bulkheadlab/bulkhead/loadgen"
 )
 
-// staggered moves a pacer's whole schedule earlier by lead, less than one interval: hit k is due
-// at Pacer.Scheduled(k) - lead. vegeta's constant pacer sends hit k at (k+1) intervals, so every
-// shifted hit stays at or after zero and each attack still sends rate x duration requests. The
-// runner gives the constant-rate attacks of a scenario evenly spread leads, so that N endpoints
-// at 1/s send one request every 1/N s between them instead of N requests in the same instant
-// every second. A burst of N simultaneous sends is not the open-model load the scenario
-// describes: on this machine 500 aligned attacks lag their schedule by 40 to 90 ms and every
-// endpoint sees the burst's queueing as latency.
-type staggered struct {
-	loadgen.Pacer
-	lead time.Duration
-}
-
-var _ loadgen.Pacer = staggered{}
-
-// Pace waits until hit is due on the shifted schedule.
-func (p staggered) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
-	return p.Pacer.Pace(elapsed+p.lead, hits)
-}
-
-// Scheduled returns the inner schedule, lead earlier.
-func (p staggered) Scheduled(k uint64) time.Duration { return p.Pacer.Scheduled(k) - p.lead }
-
-// Hits counts the hits due by elapsed on the shifted schedule.
-func (p staggered) Hits(elapsed time.Duration) uint64 { return p.Pacer.Hits(elapsed + p.lead) }
+// The runner staggers constant-rate attacks (loadgen.Shifted with the arrival offset as its
+// lead) so that N endpoints do not send in the same instant. A burst of N simultaneous sends is
+// not the open-model load the scenario describes: on this machine 500 aligned attacks lag their
+// schedule by 40 to 90 ms and every endpoint sees the burst's queueing as latency.
 
 // staggerFrom is the number of endpoints from which the runner staggers constant-rate attacks.
 // Even two aligned attacks (the hypothesis' /a and /b at 50/s each) put two sends in the same

@@ -61,14 +61,14 @@ func TestArrivalOffsetsSpread(t *testing.T) {
 	}
 }
 
-// A staggered pacer is the inner schedule moved earlier by less than one interval: Scheduled,
+// A shifted pacer is the inner schedule moved earlier by less than one interval: Scheduled,
 // Hits and Pace agree with it, and as many hits are due by any whole second as without it.
 func TestStaggeredSchedule(t *testing.T) {
 	inner, err := loadgen.NewConstantPacer(1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := staggered{Pacer: inner, lead: 300 * time.Millisecond}
+	p := loadgen.Shifted{Pacer: inner, Lead: 300 * time.Millisecond}
 	tests := []struct {
 		elapsed  time.Duration
 		hits     uint64 // due by elapsed

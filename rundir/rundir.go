@@ -61,6 +61,9 @@ type Run struct {
 	// many dependencies collects more often, see experiment's gc.go); absent: the process's own
 	// setting (GOGC, default 100).
 	GCPercent int `json:"gc_percent,omitempty"`
+	// Load is where the load generators ran: LoadInProcess or LoadProcess ("" in older folders:
+	// in-process).
+	Load string `json:"load,omitempty"`
 	// State is how far the run got: StateRunning from its start (a folder left so was cut off by
 	// a kill), then StateComplete, StateInterrupted or StateFailed when it ended.
 	State string `json:"state,omitempty"`
@@ -117,6 +120,29 @@ type Manifest struct {
 	Toxiproxy string         `json:"toxiproxy"`          // "embedded" or the external URL
 	// LagLimit is the send-lag p99 above which the load generator marked the run invalid.
 	LagLimit time.Duration `json:"lag_limit_ns"`
+	// Load says where the load generator ran (nil in older folders: in the runner's process).
+	Load *Load `json:"load,omitempty"`
+}
+
+// Layouts of the load generator (Load.Layout, Run.Load).
+const (
+	// LoadInProcess: the load generator ran inside the runner's process.
+	LoadInProcess = "inprocess"
+	// LoadProcess: the load generator ran as a child process (`bulkhead attack`).
+	LoadProcess = "process"
+)
+
+// Load is the manifest's account of the load generator's process.
+type Load struct {
+	Layout string `json:"layout"`
+	// Command, PID, Spec and Logs (child process only): its command line and process id, its
+	// spec file and its stdout and stderr logs, relative to the configuration folder.
+	Command []string `json:"command,omitempty"`
+	PID     int      `json:"pid,omitempty"`
+	Spec    string   `json:"spec,omitempty"`
+	Logs    []string `json:"logs,omitempty"`
+	// Error is how the child process ended when it ended without its checks.
+	Error string `json:"error,omitempty"`
 }
 
 // Target kinds (Target.Kind).

@@ -42,6 +42,10 @@ type Spec struct {
 	Dir string
 	// Stdout and Stderr are the files the child's output goes to; "" discards it.
 	Stdout, Stderr string
+	// StdoutTo, when set, also receives the child's stdout as it comes (after the Stdout file),
+	// from one goroutine; the last write happens before Exited is closed. A child that talks to
+	// the runner over stdout (the load generator's events) is read through it.
+	StdoutTo io.Writer
 	// Ready is polled with GET until it answers 2xx; "" means ready once started.
 	Ready string
 	// ReadyTimeout bounds the wait for Ready; 0 means DefaultReadyTimeout.
@@ -114,6 +118,9 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	}
 	p.files = []*os.File{out, errf}
 	cmd.Stdout = writerOf(out)
+	if s.StdoutTo != nil {
+		cmd.Stdout = io.MultiWriter(writerOf(out), s.StdoutTo)
+	}
 	cmd.Stderr = io.MultiWriter(writerOf(errf), p.stderr)
 	if err := cmd.Start(); err != nil {
 		closeAll(p.files...)
@@ -204,6 +211,27 @@ func (p *Process) Err() error {
 	default:
 		return nil
 	}
+}
+
+// Terminate sends SIGTERM to the child's process group and returns at once, without waiting or
+// closing anything: a child that stops cleanly on SIGTERM (the load generator drains and writes
+// its checks) is then waited for with Wait, and Stop still ends it for good.
+func (p *Process) Terminate() { signalGroup(p.cmd.Process.Pid, syscall.SIGTERM) }
+
+// Wait blocks until the child has exited or ctx is done. It returns nil when the child exited
+// with status 0, an *ExitError saying how it ended otherwise (status, signal, stderr tail), and
+// ctx's error when ctx ended first (the child keeps running). It closes nothing: call Stop after.
+func (p *Process) Wait(ctx context.Context) error {
+	select {
+	case <-p.done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	var ee *exec.ExitError
+	if p.err == nil || (errors.As(p.err, &ee) && ee.Success()) {
+		return nil
+	}
+	return p.exitError(exitReason(p.err))
 }
 
 // Stop sends SIGTERM to the child's process group, waits up to the grace period for it to exit,

@@ -53,6 +53,9 @@ type Options struct {
 	// over every cell's plans (the cores' request budget at the grid's highest rate); 1 runs
 	// every configuration of every cell one after another.
 	Parallel int
+	// Load is where each configuration's load generator runs (experiment.Options.Load; "" the
+	// default), recorded in each cell's run.json.
+	Load string
 }
 
 // Sweep is what sweep.json holds: the grid, how cells were built and judged, and every cell.
@@ -307,7 +310,7 @@ func runCell(ctx context.Context, dir string, sc *scenarios.Scenario, roles Role
 	}
 	res, err := experiment.Run(ctx, loaded, experiment.Options{
 		ResultsRoot: dir, Toxiproxy: opts.Toxiproxy, Command: opts.Command, Version: opts.Version, Loadgen: opts.Loadgen,
-		Parallel: parallel,
+		Parallel: parallel, Load: opts.Load,
 	})
 	if res != nil {
 		cr.RunDir = filepath.Base(res.Dir)

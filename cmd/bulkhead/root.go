@@ -83,6 +83,7 @@ and whether the scenario's claims held, each with a 95% interval (exit code 0 on
 		newDepCmd(),
 		newSweepCmd(nil),
 		newToxiproxyCmd(),
+		newAttackCmd(),
 	)
 	return root
 }

@@ -31,6 +31,7 @@ type runOptions struct {
 	Plain       bool
 	LagLimit    time.Duration
 	Parallel    int
+	Load        string
 	JSON        bool
 	Force       bool
 }
@@ -73,6 +74,7 @@ With --json, stdout carries only summary.json's verdict block (progress goes to 
 	f.StringVar(&o.Toxiproxy, "toxiproxy", "", "use an external toxiproxy-server at this API URL instead of the embedded one")
 	f.BoolVar(&o.NoReport, "no-report", false, "write raw results only; run 'bulkhead report' later")
 	f.BoolVar(&o.Plain, "plain", false, "print plain progress lines even on a terminal")
+	f.StringVar(&o.Load, "load", "", loadFlagUsage)
 	f.IntVar(&o.Parallel, "parallel", 0, "how many configuration runs (configurations x repetitions) run at once, each with its own service, Toxiproxy and load (default: as many as the cores hold at the scenario's rate; 1: one after another)")
 	f.BoolVar(&o.JSON, "json", false, "print summary.json's verdict block (or, with --no-report, the run folder) as JSON on stdout; progress goes to stderr")
 	f.BoolVar(&o.Force, "force", false, "start even when the estimate (requests, disk, file descriptors, memory) exceeds what this machine has")
@@ -103,6 +105,9 @@ func runRun(cmd *cobra.Command, o *runOptions) error {
 	if cmd.Flags().Changed("parallel") && o.Parallel <= 0 {
 		return usageError(fmt.Errorf("--parallel: must be > 0, got %d", o.Parallel))
 	}
+	if _, err := experiment.ParseLoad(o.Load); err != nil {
+		return usageError(fmt.Errorf("--load: %w", err))
+	}
 	if err := checkEstimate(out, sc, o.Out, o.Parallel, o.Force); err != nil {
 		return usageError(err)
 	}
@@ -117,6 +122,7 @@ func runRun(cmd *cobra.Command, o *runOptions) error {
 		ResultsRoot: o.Out,
 		Toxiproxy:   o.Toxiproxy,
 		Parallel:    o.Parallel,
+		Load:        o.Load,
 		Progress:    out,
 		Live:        live,
 		Command:     "bulkhead " + strings.Join(os.Args[1:], " "),
@@ -136,7 +142,11 @@ func runRun(cmd *cobra.Command, o *runOptions) error {
 	if !res.Valid {
 		fmt.Fprintf(out, "run is NOT valid:\n  %s\n", strings.Join(res.Invalid, "\n  "))
 		if res.Parallel > 1 {
-			fmt.Fprintf(out, "  (%d configuration runs shared this process's CPU; --parallel 1 runs them one at a time)\n", res.Parallel)
+			where := "this process's CPU"
+			if res.Load == experiment.LoadProcess {
+				where = "this machine's CPU"
+			}
+			fmt.Fprintf(out, "  (%d configuration runs shared %s; --parallel 1 runs them one at a time)\n", res.Parallel, where)
 		}
 	}
 	if o.NoReport {

@@ -26,6 +26,7 @@ type sweepOptions struct {
 	Toxiproxy     string
 	LagLimit      time.Duration
 	Parallel      int
+	Load          string
 	// Report is a sweep folder to re-report instead of running a sweep.
 	Report string
 }
@@ -85,6 +86,7 @@ folder's sweep.json, with the verdicts recomputed.`,
 	f.StringVarP(&o.Out, "out", "o", experiment.DefaultResultsRoot, "folder to create the sweep folder in")
 	f.StringVar(&o.Toxiproxy, "toxiproxy", "", "use an external toxiproxy-server at this API URL instead of the embedded one")
 	f.DurationVar(&o.LagLimit, "lag-limit", sweep.DefaultLagLimit, "send lag p99 above which a cell's run is invalid")
+	f.StringVar(&o.Load, "load", "", loadFlagUsage)
 	f.IntVar(&o.Parallel, "parallel", 0, "configuration runs at once across cells (default: as many as the cores hold at the grid's highest rate; 1: one after another)")
 	f.StringVar(&o.Report, "report", "", "regenerate sweep.md and the heatmaps of this sweep folder instead of running a sweep")
 	return cmd
@@ -135,6 +137,7 @@ func runSweep(cmd *cobra.Command, o *sweepOptions) error {
 		Version:       version,
 		LagLimit:      o.LagLimit,
 		Parallel:      o.Parallel,
+		Load:          o.Load,
 	})
 	if res == nil {
 		return err

@@ -1,0 +1,264 @@
+package attack
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bulkheadlab/bulkhead/loadgen"
+	"github.com/bulkheadlab/bulkhead/supervise"
+)
+
+// DefaultStartTimeout bounds the wait for the child's started event.
+const DefaultStartTimeout = 30 * time.Second
+
+// Options says how the runner starts the child.
+type Options struct {
+	// Name names the child in errors, e.g. "configuration shared-r1: load generator".
+	Name string
+	// Argv is the command up to the spec file, e.g. [os.Executable(), "attack"]; the spec file's
+	// path is appended.
+	Argv []string
+	// Env is added to the child's environment.
+	Env []string
+	// Dir is the configuration's folder: the spec, the logs and (by the spec's relative paths)
+	// the raw files go there. None of SpecFile, StdoutFile, StderrFile may exist yet.
+	Dir string
+	// StartTimeout bounds the wait for the started event; 0 means DefaultStartTimeout.
+	StartTimeout time.Duration
+}
+
+// Process is a load generator running as a child process, seen from the runner. Its methods are
+// those of *loadgen.Run that the runner uses, and are safe for concurrent use.
+type Process struct {
+	spec  Spec
+	argv  []string
+	proc  *supervise.Process
+	t0    time.Time
+	names []string
+
+	mu       sync.Mutex
+	progress []loadgen.Progress
+	done     *Event
+	badLines []string // stdout lines that were not events
+
+	started chan struct{} // closed at the started event
+
+	waitOnce sync.Once
+	checks   []loadgen.Check
+	pooled   loadgen.Check
+	err      error
+}
+
+// Start writes spec into o.Dir, starts the child `o.Argv... <spec file>` through supervise (its
+// own process group, killed if the runner dies; stdout and stderr logged into o.Dir) and waits
+// for its started event. It returns the running Process, or an error naming o.Name and the
+// command (with the tail of its stderr when the child exited before it started); the child is
+// then stopped. When ctx is done before the child started, the child is stopped and ctx's error
+// returned (wrapped).
+func Start(ctx context.Context, spec Spec, o Options) (*Process, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: attack spec: %w", o.Name, err)
+	}
+	specFile := filepath.Join(o.Dir, SpecFile)
+	b, err := json.MarshalIndent(spec, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := writeNew(specFile, append(b, '\n')); err != nil {
+		return nil, fmt.Errorf("%s: %w", o.Name, err)
+	}
+	p := &Process{spec: spec, argv: append(append([]string(nil), o.Argv...), specFile), started: make(chan struct{})}
+	for _, a := range spec.Attacks {
+		p.names = append(p.names, a.Name)
+	}
+	lines := &lineWriter{line: p.event}
+	p.proc, err = supervise.Start(ctx, supervise.Spec{
+		Name: o.Name, Argv: p.argv, Env: o.Env,
+		Stdout: filepath.Join(o.Dir, StdoutFile), Stderr: filepath.Join(o.Dir, StderrFile),
+		StdoutTo: lines,
+		// Stop's grace: a stopped load drains its requests in flight, bounded by the timeout.
+		Grace: spec.Load.Timeout + 5*time.Second,
+	})
+	if err != nil {
+		return nil, err
+	}
+	timeout := o.StartTimeout
+	if timeout <= 0 {
+		timeout = DefaultStartTimeout
+	}
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	var why error
+	select {
+	case <-p.started:
+		return p, nil
+	case <-p.proc.Exited():
+		why = p.proc.Wait(context.Background())
+		if why == nil {
+			why = fmt.Errorf("%s: %q exited before it started the load", o.Name, strings.Join(p.argv, " "))
+		}
+	case <-t.C:
+		why = fmt.Errorf("%s: %q did not start the load within %v", o.Name, strings.Join(p.argv, " "), timeout)
+	case <-ctx.Done():
+		why = fmt.Errorf("%s: stopped before the load started: %w", o.Name, context.Cause(ctx))
+	}
+	p.proc.Stop()
+	return nil, why
+}
+
+func writeNew(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	return errors.Join(err, f.Close())
+}
+
+// event handles one stdout line of the child.
+func (p *Process) event(line []byte) {
+	var e Event
+	if err := json.Unmarshal(line, &e); err != nil || e.Type == "" {
+		p.mu.Lock()
+		if len(p.badLines) < 5 {
+			p.badLines = append(p.badLines, string(line))
+		}
+		p.mu.Unlock()
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch e.Type {
+	case EventStarted:
+		if p.t0.IsZero() {
+			p.t0 = e.T0
+			close(p.started)
+		}
+	case EventProgress:
+		p.progress = e.Progress
+	case EventDone:
+		p.done = &e
+	}
+}
+
+// T0 returns the time line's zero as the child took it (wall clock).
+func (p *Process) T0() time.Time { return p.t0 }
+
+// Pid returns the child's process id.
+func (p *Process) Pid() int { return p.proc.Pid() }
+
+// Argv returns the child's command line.
+func (p *Process) Argv() []string { return append([]string(nil), p.argv...) }
+
+// Progress returns the child's latest progress event (zero counts per attack before the first).
+// It does not block.
+func (p *Process) Progress() []loadgen.Progress {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.progress != nil {
+		return append([]loadgen.Progress(nil), p.progress...)
+	}
+	out := make([]loadgen.Progress, len(p.names))
+	for i, n := range p.names {
+		out[i] = loadgen.Progress{Name: n}
+	}
+	return out
+}
+
+// Stop asks the child to stop sending (SIGTERM to its group): it drains, writes its results and
+// sends its checks. It does not block and may be called more than once.
+func (p *Process) Stop() { p.proc.Terminate() }
+
+// Wait blocks until the child has exited, then returns its checks, as loadgen.Run.Wait does, and
+// the error of results that could not be written. If the child ended without its checks (it
+// crashed or was killed), the checks are nil and the error names the child, its command, how it
+// ended and the tail of its stderr; what it wrote before stays in the raw files. A child still
+// running well past its time line (duration, StopGrace, the timeout and a minute more) is
+// stopped and then killed. Calling Wait again returns the same.
+func (p *Process) Wait() ([]loadgen.Check, error) {
+	p.waitOnce.Do(func() {
+		bound := time.Until(p.t0.Add(p.spec.Duration + loadgen.StopGrace + p.spec.Load.Timeout + time.Minute))
+		ctx, cancel := context.WithTimeout(context.Background(), max(bound, time.Minute))
+		exitErr := p.proc.Wait(ctx)
+		cancel()
+		if errors.Is(exitErr, context.DeadlineExceeded) {
+			stopErr := p.proc.Stop()
+			exitErr = fmt.Errorf("still running %v after its time line ended: %w", p.spec.Load.Timeout+time.Minute, stopErr)
+		} else {
+			p.proc.Stop() // closes the log files; the child has exited
+		}
+		p.mu.Lock()
+		done, bad := p.done, p.badLines
+		p.mu.Unlock()
+		if done == nil {
+			why := exitErr
+			if why == nil {
+				why = fmt.Errorf("%s: %q exited without sending its checks", p.procName(), strings.Join(p.argv, " "))
+			}
+			if len(bad) > 0 {
+				why = fmt.Errorf("%w (its stdout had lines that are not events: %q)", why, bad)
+			}
+			p.err = fmt.Errorf("load generator ended without its checks: %w", why)
+			return
+		}
+		p.checks = done.Checks
+		if done.Pooled != nil {
+			p.pooled = *done.Pooled
+		}
+		if done.Error != "" {
+			p.err = errors.New(done.Error)
+		}
+	})
+	return p.checks, p.err
+}
+
+func (p *Process) procName() string {
+	if p.spec.Configuration != "" {
+		return "configuration " + p.spec.Configuration + ": load generator"
+	}
+	return "load generator"
+}
+
+// Pooled returns the child's pooled check (loadgen.Run.Pooled). Call it after Wait; it is the
+// zero Check (invalid) when the child sent none.
+func (p *Process) Pooled() loadgen.Check {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.done == nil || p.done.Pooled == nil {
+		return loadgen.Check{Name: "all", Reasons: []string{"the load generator sent no checks"}}
+	}
+	return *p.done.Pooled
+}
+
+// lineWriter calls line with every complete line written to it (without the newline). Writes
+// come from one goroutine (exec's copier).
+type lineWriter struct {
+	buf  []byte
+	line func([]byte)
+}
+
+func (w *lineWriter) Write(b []byte) (int, error) {
+	w.buf = append(w.buf, b...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			break
+		}
+		if i > 0 {
+			w.line(w.buf[:i])
+		}
+		w.buf = w.buf[i+1:]
+	}
+	if len(w.buf) == 0 {
+		w.buf = nil // do not keep the backing array of a long run
+	}
+	return len(b), nil
+}

@@ -1,0 +1,30 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/bulkheadlab/bulkhead/attack"
+)
+
+func newAttackCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "attack <attack.json>",
+		Short: "Run one configuration's load generator from a spec file (the runner starts this as a child)",
+		Long: `Run the open-model load generator described by a spec file, as 'bulkhead run --load process'
+does for each configuration: it writes the raw result files the spec names (relative to the
+spec's folder; none may exist) in the same format as a load generator inside the runner, and
+prints JSON events on stdout, one per line: "started" with the time line's zero (wall clock),
+"progress" periodically, "done" with every attack's self-check and the pooled one.
+
+The first SIGTERM or Ctrl-C stops sending; requests in flight finish, every result is written and
+the checks are still printed.`,
+		Example: `  bulkhead attack results/20261130T223231Z-hypothesis/shared-r1/attack.json`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return attack.Serve(cmd.Context(), args[0], cmd.OutOrStdout())
+		},
+	}
+}
+
+// loadFlagUsage is the help of --load on run and sweep.
+const loadFlagUsage = "where each configuration's load generator runs: inprocess (in this process) or process (a child 'bulkhead attack' per configuration, its logs in the configuration's folder); default: chosen by the scenario's rate (see the README)"
