@@ -39,6 +39,7 @@ type Options struct {
 // those of *loadgen.Run that the runner uses, and are safe for concurrent use.
 type Process struct {
 	spec  Spec
+	dir   string
 	argv  []string
 	proc  *supervise.Process
 	t0    time.Time
@@ -75,7 +76,7 @@ func Start(ctx context.Context, spec Spec, o Options) (*Process, error) {
 	if err := writeNew(specFile, append(b, '\n')); err != nil {
 		return nil, fmt.Errorf("%s: %w", o.Name, err)
 	}
-	p := &Process{spec: spec, argv: append(append([]string(nil), o.Argv...), specFile), started: make(chan struct{})}
+	p := &Process{spec: spec, dir: o.Dir, argv: append(append([]string(nil), o.Argv...), specFile), started: make(chan struct{})}
 	for _, a := range spec.Attacks {
 		p.names = append(p.names, a.Name)
 	}
@@ -102,6 +103,10 @@ func Start(ctx context.Context, spec Spec, o Options) (*Process, error) {
 		return p, nil
 	case <-p.proc.Exited():
 		why = p.proc.Wait(context.Background())
+		var ee *supervise.ExitError
+		if errors.As(why, &ee) {
+			ee.Reason += " before it started the load"
+		}
 		if why == nil {
 			why = fmt.Errorf("%s: %q exited before it started the load", o.Name, strings.Join(p.argv, " "))
 		}
@@ -207,6 +212,11 @@ func (p *Process) Wait() ([]loadgen.Check, error) {
 				why = fmt.Errorf("%w (its stdout had lines that are not events: %q)", why, bad)
 			}
 			p.err = fmt.Errorf("load generator ended without its checks: %w", why)
+			// What it wrote stays; a result cut off mid-line by the crash is dropped so that the
+			// file reads (vegeta, the report) up to the last whole result.
+			if terr := p.trimRaw(); terr != nil {
+				p.err = errors.Join(p.err, terr)
+			}
 			return
 		}
 		p.checks = done.Checks
@@ -218,6 +228,50 @@ func (p *Process) Wait() ([]loadgen.Check, error) {
 		}
 	})
 	return p.checks, p.err
+}
+
+// trimRaw cuts every raw file after its last complete line.
+func (p *Process) trimRaw() error {
+	var errs []error
+	for _, a := range p.spec.Attacks {
+		if err := trimPartialLine(rawPath(p.dir, a.RawFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// trimPartialLine truncates the file at path after its last newline (to empty when it has none).
+func trimPartialLine(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	size := fi.Size()
+	buf := make([]byte, 64<<10)
+	for end := size; end > 0; {
+		start := max(end-int64(len(buf)), 0)
+		n, err := f.ReadAt(buf[:end-start], start)
+		if err != nil {
+			return err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			if keep := start + int64(i) + 1; keep < size {
+				return f.Truncate(keep)
+			}
+			return nil
+		}
+		end = start
+	}
+	if size > 0 {
+		return f.Truncate(0)
+	}
+	return nil
 }
 
 func (p *Process) procName() string {

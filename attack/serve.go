@@ -16,13 +16,14 @@ import (
 // Serve is the child's side: it reads the spec at specPath, creates the raw files (none may
 // exist), starts the load and writes Events to events: started with T0, progress every
 // ProgressEvery, done with the checks once every result is written and every file synced and
-// closed. It blocks until then. A cancelled ctx (the command's SIGTERM or SIGINT) stops the load
+// closed; log receives a line when the load starts and one when it ends (for the stderr log).
+// It blocks until then. A cancelled ctx (the command's SIGTERM or SIGINT) stops the load
 // as loadgen.Run.Stop does; the checks are still written.
 //
 // It returns an error, having written no event, when the spec is bad or the load does not start
 // (raw files already created stay, empty); when results could not be
 // written it returns that error after the done event, which carries it too.
-func Serve(ctx context.Context, specPath string, events io.Writer) error {
+func Serve(ctx context.Context, specPath string, events, log io.Writer) error {
 	spec, err := ReadSpec(specPath)
 	if err != nil {
 		return err
@@ -63,6 +64,8 @@ func Serve(ctx context.Context, specPath string, events io.Writer) error {
 		}
 	}
 	emit(Event{Type: EventStarted, T0: lr.T0(), PID: os.Getpid()})
+	fmt.Fprintf(log, "bulkhead attack: configuration %s: %d attack(s) for %v from %s, pid %d\n",
+		spec.Configuration, len(attacks), spec.Duration, lr.T0().UTC().Format(time.RFC3339Nano), os.Getpid())
 
 	type waited struct {
 		checks []loadgen.Check
@@ -92,7 +95,23 @@ func Serve(ctx context.Context, specPath string, events io.Writer) error {
 				e.Error = lost.Error()
 			}
 			emit(e)
+			var sent uint64
+			for _, c := range w.checks {
+				sent += c.Sent
+			}
+			fmt.Fprintf(log, "bulkhead attack: configuration %s: done, %d results written, %d of %d attack(s) valid, pooled valid %v\n",
+				spec.Configuration, sent, countValid(w.checks), len(w.checks), pooled.Valid)
 			return errors.Join(lost, encErr)
 		}
 	}
+}
+
+func countValid(cs []loadgen.Check) int {
+	n := 0
+	for _, c := range cs {
+		if c.Valid {
+			n++
+		}
+	}
+	return n
 }

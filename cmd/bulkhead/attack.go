@@ -21,7 +21,7 @@ the checks are still printed.`,
 		Example: `  bulkhead attack results/20261130T223231Z-hypothesis/shared-r1/attack.json`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return attack.Serve(cmd.Context(), args[0], cmd.OutOrStdout())
+			return attack.Serve(cmd.Context(), args[0], cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 }
