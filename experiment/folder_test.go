@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/bulkheadlab/bulkhead/attack"
 	"github.com/bulkheadlab/bulkhead/experiment"
 	"github.com/bulkheadlab/bulkhead/rundir"
 	"github.com/bulkheadlab/bulkhead/scenarios"
@@ -80,7 +82,23 @@ func TestMain(m *testing.M) {
 	if root := os.Getenv(fsizeChild); root != "" {
 		os.Exit(fsizeChildMain(root))
 	}
+	// The test binary is the executable a LoadProcess run starts ("<exe> attack <spec>"): it
+	// plays `bulkhead attack`.
+	if len(os.Args) == 3 && os.Args[1] == "attack" {
+		os.Exit(attackChildMain(os.Args[2]))
+	}
 	os.Exit(m.Run())
+}
+
+// attackChildMain serves the attack spec as `bulkhead attack` does.
+func attackChildMain(spec string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := attack.Serve(ctx, spec, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "bulkhead:", err)
+		return 1
+	}
+	return 0
 }
 
 // fsizeChildMain runs the smoke scenario at 200/s into root with files limited to 32 KiB: the

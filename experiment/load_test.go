@@ -1,0 +1,207 @@
+package experiment_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/bulkheadlab/bulkhead/attack"
+	"github.com/bulkheadlab/bulkhead/experiment"
+	"github.com/bulkheadlab/bulkhead/report"
+	"github.com/bulkheadlab/bulkhead/rundir"
+	"github.com/bulkheadlab/bulkhead/scenarios"
+)
+
+// runningManifest waits (up to 30 s) until the configuration folder named conf of the only run
+// under root has a manifest saying its load is running, and returns it.
+func runningManifest(t *testing.T, root, conf string) rundir.Manifest {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		paths, _ := filepath.Glob(filepath.Join(root, "*", conf, rundir.ManifestFile))
+		if len(paths) == 1 {
+			var m rundir.Manifest
+			if rundir.ReadJSON(paths[0], &m) == nil && m.State == rundir.StateRunning {
+				return m
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("no running manifest of %s under %s", conf, root)
+	return rundir.Manifest{}
+}
+
+// With the load generator in a child process (`bulkhead attack`, here the test binary), a run
+// writes the same folder as in-process: every scheduled request in its raw file, gapless, the
+// checks in the manifest, and a report that reads them; the manifest and run.json say where the
+// load ran, and the child's spec and logs sit in the configuration folder.
+func TestRunWithLoadInAChildProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the smoke scenario (about 4 s)")
+	}
+	root := t.TempDir()
+	// A generous lag limit: validity under -race on a shared machine is not what is tested; the
+	// limit reaches the child through its spec.
+	res, err := experiment.Run(context.Background(), smoke(t), experiment.Options{ResultsRoot: root, Load: experiment.LoadProcess, LagLimit: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Valid || res.Load != experiment.LoadProcess {
+		t.Fatalf("result %+v; want a valid run with the load in a child process", res)
+	}
+	var run rundir.Run
+	if err := rundir.ReadJSON(filepath.Join(res.Dir, rundir.RunFile), &run); err != nil {
+		t.Fatal(err)
+	}
+	if run.Load != rundir.LoadProcess {
+		t.Errorf("run.json load %q; want %q", run.Load, rundir.LoadProcess)
+	}
+	sum, err := report.Generate(res.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range run.Configurations {
+		dir := filepath.Join(res.Dir, name)
+		m := readManifest(t, dir)
+		if m.Load == nil || m.Load.Layout != rundir.LoadProcess || m.Load.PID <= 0 || m.Load.Spec != attack.SpecFile || len(m.Load.Command) < 3 || m.Load.Command[1] != "attack" {
+			t.Errorf("%s: manifest load %+v; want the child's command, pid, spec and logs", name, m.Load)
+		}
+		for _, f := range []string{attack.SpecFile, attack.StdoutFile, attack.StderrFile} {
+			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+		}
+		c := sum.Configurations[i]
+		reported, scheduled := c.Outside, uint64(0) // results sent outside every phase (at its very end) are counted apart
+		for j, e := range m.Endpoints {
+			if e.Scheduled == 0 || e.Sent != e.Scheduled || e.Dropped != 0 {
+				t.Errorf("%s %s: scheduled %d sent %d dropped %d; want every scheduled request sent", name, e.Path, e.Scheduled, e.Sent, e.Dropped)
+			}
+			n, gapless := countRaw(t, filepath.Join(dir, e.RawFile))
+			if n != e.Scheduled || !gapless {
+				t.Errorf("%s %s: %d results in the raw file (gapless %v); want %d", name, e.Path, n, gapless, e.Scheduled)
+			}
+			for _, b := range c.Timeline[e.Path] {
+				reported += b.Requests
+			}
+			scheduled += e.Scheduled
+			if c.Name != name || c.Endpoints[j].Sent != e.Sent {
+				t.Errorf("%s %s: the report's configuration %s says %d sent; want %d", name, e.Path, c.Name, c.Endpoints[j].Sent, e.Sent)
+			}
+		}
+		if uint64(reported) != scheduled {
+			t.Errorf("%s: the report counts %d requests; want %d", name, reported, scheduled)
+		}
+	}
+}
+
+// A load generator child killed mid-run fails its configuration with an error naming the
+// configuration, the command and how it ended, with the tail of its stderr; the manifest says
+// failed and why, run.json failed, and the results written before the kill stay readable.
+func TestLoadChildKilledMidRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the smoke scenario (about 2 s)")
+	}
+	sc := smoke(t)
+	// 200/s: the child's write buffers (8 KiB per attack) have been flushed some times by the kill.
+	if _, err := sc.Override(scenarios.Overrides{Rate: 200, Only: []string{sc.Configurations[0].Name}}); err != nil {
+		t.Fatal(err)
+	}
+	conf := sc.Configurations[0].Name
+	root := t.TempDir()
+	type ran struct {
+		res *experiment.Result
+		err error
+	}
+	done := make(chan ran, 1)
+	go func() {
+		res, err := experiment.Run(context.Background(), sc, experiment.Options{ResultsRoot: root, Load: experiment.LoadProcess})
+		done <- ran{res, err}
+	}()
+	m := runningManifest(t, root, conf)
+	if m.Load == nil || m.Load.PID <= 0 {
+		t.Fatalf("the running manifest does not name the load generator's pid: %+v", m.Load)
+	}
+	time.Sleep(time.Second) // some results written
+	if err := syscall.Kill(m.Load.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	if r.err == nil || errors.Is(r.err, experiment.ErrInterrupted) {
+		t.Fatalf("Run = %v; want the child's failure", r.err)
+	}
+	for _, want := range []string{"configuration " + conf, "load generator", " attack ", attack.SpecFile, "killed", "its stderr ends", "bulkhead attack: configuration " + conf} {
+		if !strings.Contains(r.err.Error(), want) {
+			t.Errorf("error %q does not mention %q", r.err, want)
+		}
+	}
+	dir := filepath.Join(r.res.Dir, conf)
+	got := readManifest(t, dir)
+	if got.State != rundir.StateFailed || got.Valid || got.Load == nil || !strings.Contains(got.Load.Error, "killed") ||
+		!strings.Contains(strings.Join(got.Invalid, "; "), "load generator ended without its checks") {
+		t.Errorf("manifest: state %q valid %v load %+v invalid %q; want failed, saying the load generator was killed", got.State, got.Valid, got.Load, got.Invalid)
+	}
+	var run rundir.Run
+	if err := rundir.ReadJSON(filepath.Join(r.res.Dir, rundir.RunFile), &run); err != nil {
+		t.Fatal(err)
+	}
+	if run.State != rundir.StateFailed || !strings.Contains(run.Error, "killed") {
+		t.Errorf("run.json: state %q error %q; want failed", run.State, run.Error)
+	}
+	var results uint64
+	for _, e := range got.Endpoints {
+		n, _ := countRaw(t, filepath.Join(dir, e.RawFile)) // fails on a cut-off line
+		results += n
+	}
+	if results == 0 {
+		t.Error("no result of the second before the kill is left")
+	}
+}
+
+// The first interrupt with the load in a child process stops the child's load cleanly: it
+// writes every result it sent and still reports its checks, which the manifest records, marked
+// interrupted.
+func TestLoadChildInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the smoke scenario (about 2 s)")
+	}
+	sc := smoke(t)
+	sc.Configurations = sc.Configurations[:1]
+	conf := sc.Configurations[0].Name
+	root := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	type ran struct {
+		res *experiment.Result
+		err error
+	}
+	done := make(chan ran, 1)
+	go func() {
+		res, err := experiment.Run(ctx, sc, experiment.Options{ResultsRoot: root, Load: experiment.LoadProcess})
+		done <- ran{res, err}
+	}()
+	runningManifest(t, root, conf)
+	time.Sleep(time.Second)
+	cancel()
+	r := <-done
+	if !errors.Is(r.err, experiment.ErrInterrupted) {
+		t.Fatalf("Run = %v; want interrupted", r.err)
+	}
+	dir := filepath.Join(r.res.Dir, conf)
+	m := readManifest(t, dir)
+	if m.State != rundir.StateInterrupted || !m.Partial || m.Load == nil || m.Load.Error != "" {
+		t.Errorf("manifest: state %q partial %v load %+v; want interrupted with the child's checks", m.State, m.Partial, m.Load)
+	}
+	for _, e := range m.Endpoints {
+		n, gapless := countRaw(t, filepath.Join(dir, e.RawFile))
+		if e.Sent == 0 || n != e.Sent || !gapless || e.Scheduled >= 60 {
+			t.Errorf("%s: sent %d of %d scheduled, %d results in the raw file (gapless %v); want the checks of a stopped load, every result written",
+				e.Path, e.Sent, e.Scheduled, n, gapless)
+		}
+	}
+}
