@@ -405,7 +405,11 @@ func (s *Summary) hubSection() string {
 	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	w("## Many dependencies: memory, goroutines and isolation\n\n")
 	w("Seed 003 sizes a hub of 500 partners with 20 slots each: as Java thread pools, 10,000 threads x ~1 MB of stack = ~10 GB; as semaphores, 10,000 permits ~ 80 KB. ")
-	w("Here every figure is process-wide (service, embedded Toxiproxy, fake dependencies and load generator share one process), so a layout's own cost is the difference between configurations run the same way.\n\n")
+	together := "service, embedded Toxiproxy, fake dependencies and load generator share one process"
+	if cfgs[0].Load == "process" {
+		together = "service, embedded Toxiproxy and fake dependencies share one process; the load generator ran in its own"
+	}
+	w("Here every figure is process-wide (%s), so a layout's own cost is the difference between configurations run the same way.\n\n", together)
 	w("| configuration | pools | worker goroutines owned | semaphore permits | goroutines mean (max) | heap mean (max) | stacks mean (max) |\n|---|---|---|---|---|---|---|\n")
 	var sem, wrk *Configuration
 	for _, c := range cfgs {

@@ -230,6 +230,9 @@ func loadConfiguration(runDir, name string, bucket time.Duration, keep map[strin
 		c.Config = name
 	}
 	c.Target, c.Outcomes = targetText(m.Target)
+	if m.Load != nil {
+		c.Load = m.Load.Layout
+	}
 	if m.Target != nil {
 		c.TargetProblems = m.Target.Problems
 	}

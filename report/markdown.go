@@ -110,7 +110,11 @@ func (s *Summary) markdown(jobs []plotJob) string {
 			limit = c.LagLimitMS
 		}
 	}
-	w("A configuration's run is valid when the open-model load generator dropped no send and its send lag (actual minus scheduled send time) stayed at or under %s ms at p99.\n\n", num(limit))
+	w("A configuration's run is valid when the open-model load generator dropped no send and its send lag (actual minus scheduled send time) stayed at or under %s ms at p99.", num(limit))
+	if lt := loadText(s.Configurations); lt != "" {
+		w(" %s", lt)
+	}
+	w("\n\n")
 	if s.Valid {
 		w("Valid: the load generator kept to its schedule in every configuration.\n\n")
 	} else {
@@ -352,4 +356,24 @@ func compareMarkdown(sums []*Summary, jobs []plotJob) string {
 		b.WriteString(j.ref())
 	}
 	return b.String()
+}
+
+// loadText says where the load generators ran, from the manifests that record it ("" when none
+// does: a folder from before, in-process).
+func loadText(cs []Configuration) string {
+	seen := map[string]bool{}
+	for _, c := range cs {
+		if c.Load != "" {
+			seen[c.Load] = true
+		}
+	}
+	switch {
+	case len(seen) == 0:
+		return ""
+	case len(seen) > 1:
+		return "The load generator ran inside the runner's process for some configuration runs and in a child process for others (see each manifest's `load`)."
+	case seen["process"]:
+		return "Each configuration run's load generator ran in its own child process (`bulkhead attack`; its spec and logs are in the configuration's folder), apart from the service, Toxiproxy and the fake dependencies."
+	}
+	return "The load generator ran inside the runner's process, beside the service, Toxiproxy and the fake dependencies."
 }

@@ -65,3 +65,30 @@ func TestTableNumbers(t *testing.T) {
 		})
 	}
 }
+
+// The validity section says where the load generator ran when the manifests record it, and
+// says nothing of it for folders from before.
+func TestLoadText(t *testing.T) {
+	tests := []struct {
+		name  string
+		loads []string
+		want  string // substring; "" means no sentence
+	}{
+		{"older folder", []string{"", ""}, ""},
+		{"in-process", []string{"inprocess", "inprocess"}, "inside the runner's process, beside"},
+		{"child process", []string{"process", "process"}, "own child process (`bulkhead attack`"},
+		{"mixed", []string{"process", "inprocess"}, "for some configuration runs"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var cs []Configuration
+			for _, l := range tt.loads {
+				cs = append(cs, Configuration{Load: l})
+			}
+			got := loadText(cs)
+			if tt.want == "" && got != "" || tt.want != "" && !strings.Contains(got, tt.want) {
+				t.Errorf("loadText = %q; want %q", got, tt.want)
+			}
+		})
+	}
+}

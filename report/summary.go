@@ -61,6 +61,9 @@ type Configuration struct {
 	// LagLimitMS is the send-lag p99 the load generator held this run to (manifests before the
 	// limit was recorded: 0, meaning the 1 ms default).
 	LagLimitMS float64 `json:"lag_limit_ms"`
+	// Load is where the load generator ran: "inprocess" (inside the runner) or "process" (its
+	// own child process); empty for folders from before it was recorded (in-process).
+	Load string `json:"load,omitempty"`
 	// Target says what the system under test was ("the built-in service", "command node
 	// server.js ...", "url http://..."); Outcomes how its responses were classed; TargetProblems
 	// what went wrong with it while it ran (from the manifest).
