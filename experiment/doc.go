@@ -4,7 +4,8 @@
 // their faults resolved, the sampling period and the lag limit (NewPlan, Plans). Then it
 // executes the plans, several at once where the machine allows (DefaultParallel): each gets
 // fresh fake dependencies, a Toxiproxy proxy in front of each, the system under test started
-// through the target seam (package target), and its load; faults switch at the phase offsets of
+// through the target seam (package target), and its load, in this process or as a child
+// process of the same binary (`bulkhead attack`, package attack; Options.Load); faults switch at the phase offsets of
 // one time line, the target's resources are sampled, and the raw results go into one new run
 // folder (see package rundir).
 //

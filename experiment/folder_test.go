@@ -79,13 +79,16 @@ func (f writerFunc) Write(p []byte) (int, error) { f(); return len(p), nil }
 const fsizeChild = "BULKHEAD_TEST_FSIZE_CHILD"
 
 func TestMain(m *testing.M) {
+	// The test binary is the executable a LoadProcess run starts ("<exe> attack <spec>"): it
+	// plays `bulkhead attack` (first: it inherits the environment of a runner child below).
+	if len(os.Args) == 3 && os.Args[1] == "attack" {
+		os.Exit(attackChildMain(os.Args[2]))
+	}
 	if root := os.Getenv(fsizeChild); root != "" {
 		os.Exit(fsizeChildMain(root))
 	}
-	// The test binary is the executable a LoadProcess run starts ("<exe> attack <spec>"): it
-	// plays `bulkhead attack`.
-	if len(os.Args) == 3 && os.Args[1] == "attack" {
-		os.Exit(attackChildMain(os.Args[2]))
+	if root := os.Getenv(runnerChild); root != "" {
+		os.Exit(runnerChildMain(root))
 	}
 	os.Exit(m.Run())
 }

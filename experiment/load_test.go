@@ -3,7 +3,9 @@ package experiment_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -203,5 +205,58 @@ func TestLoadChildInterrupted(t *testing.T) {
 			t.Errorf("%s: sent %d of %d scheduled, %d results in the raw file (gapless %v); want the checks of a stopped load, every result written",
 				e.Path, e.Sent, e.Scheduled, n, gapless)
 		}
+	}
+}
+
+// runnerChild is the environment variable that makes TestMain's process a runner that runs the
+// smoke scenario, stretched to a minute, with its load in a child process, into the folder it
+// names.
+const runnerChild = "BULKHEAD_TEST_RUNNER_CHILD"
+
+func runnerChildMain(root string) int {
+	sc, err := scenarios.Open("smoke")
+	if err == nil {
+		_, err = sc.Override(scenarios.Overrides{Scale: 20, Only: []string{sc.Configurations[0].Name}})
+	}
+	if err == nil {
+		_, err = experiment.Run(context.Background(), sc, experiment.Options{ResultsRoot: root, Load: experiment.LoadProcess})
+	}
+	if err != nil {
+		fmt.Println(err)
+		return 1
+	}
+	return 0
+}
+
+// A runner that dies (SIGKILL: no chance to stop anything) takes its load generator child with
+// it: no orphan keeps sending.
+func TestLoadChildDiesWithTheRunner(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a runner process with a load generator child (about 2 s)")
+	}
+	root := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), runnerChild+"="+root)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	m := runningManifest(t, root, smoke(t).Configurations[0].Name)
+	if m.Load == nil || m.Load.PID <= 0 {
+		t.Fatalf("the running manifest does not name the load generator's pid: %+v", m.Load)
+	}
+	if err := syscall.Kill(m.Load.PID, 0); err != nil {
+		t.Fatalf("the load generator %d is not running: %v", m.Load.PID, err)
+	}
+	cmd.Process.Kill()
+	<-done
+	// The child is killed by the kernel when its parent dies (Pdeathsig) and reaped by init.
+	deadline := time.Now().Add(30 * time.Second)
+	for syscall.Kill(m.Load.PID, 0) == nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("the load generator %d is still running 30 s after its runner was killed", m.Load.PID)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
