@@ -64,7 +64,9 @@ func startLoad(ctx context.Context, p *Plan, dir, base, layout string, out *outp
 		lr, err := loadgen.Start(ctx, out.attacks(p, base), p.Duration, lopts...)
 		return lr, &rundir.Load{Layout: LoadInProcess}, err
 	}
-	spec := attack.Spec{Configuration: p.Folder, Duration: p.Duration, Load: loadgen.Resolve(lopts...)}
+	// Progress once a second: what the live board redraws at; more would only fill the child's
+	// stdout log (500 attacks x ~100 bytes an event).
+	spec := attack.Spec{Configuration: p.Folder, Duration: p.Duration, Load: loadgen.Resolve(lopts...), ProgressEvery: time.Second}
 	if t := p.Configuration.Target; t != nil {
 		m := t.Outcomes
 		spec.Outcomes = &m
