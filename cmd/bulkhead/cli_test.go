@@ -94,6 +94,7 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		{"zero repetitions", []string{"--repetitions", "0"}, "--repetitions"},
 		{"zero lag limit", []string{"--lag-limit", "0s"}, "--lag-limit: must be > 0"},
 		{"zero parallel", []string{"--parallel", "0"}, "--parallel: must be > 0"},
+		{"unknown load layout", []string{"--load", "thread"}, `--load: load layout "thread": want inprocess or process`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
