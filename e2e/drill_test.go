@@ -68,6 +68,7 @@ func TestInterruptionDrill(t *testing.T) {
 	for i := range n {
 		d := drill{
 			external: i%2 == 1,
+			process:  i%4 >= 2, // the load generator as a child process (--load process)
 			sig:      []syscall.Signal{syscall.SIGINT, syscall.SIGTERM}[rng.IntN(2)],
 			twice:    rng.IntN(3) == 0,
 			at:       time.Duration(rng.Int64N(int64(4500 * time.Millisecond))),
@@ -80,7 +81,21 @@ func TestInterruptionDrill(t *testing.T) {
 			if d.external {
 				args = append(args, "--toxiproxy", api)
 			}
+			if d.process {
+				args = append(args, "--load", "process")
+			}
 			moment, code := d.run(t, bin, root, args)
+			// A load generator child has its own process group: it must be gone too.
+			for _, pid := range loadChildren(root) {
+				// Killed with its runner (Pdeathsig), it may take a moment to go.
+				for wait := 0; alive(pid) && wait < 100; wait++ {
+					time.Sleep(50 * time.Millisecond)
+				}
+				if alive(pid) {
+					t.Errorf("LEAK: the load generator child %d is still running", pid)
+					_ = syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
 			moments[moment]++
 			t.Logf("signalled during %s; exit %d", moment, code)
 			if d.external {
@@ -102,6 +117,7 @@ func TestInterruptionDrill(t *testing.T) {
 
 type drill struct {
 	external bool
+	process  bool
 	sig      syscall.Signal
 	twice    bool
 	at       time.Duration // after start
@@ -115,6 +131,9 @@ func (d drill) String() string {
 	}
 	if d.external {
 		s += "-external"
+	}
+	if d.process {
+		s += "-load-process"
 	}
 	return s
 }
@@ -344,3 +363,31 @@ func (s *syncBuffer) Write(p []byte) (int, error) {
 	return s.b.Write(p)
 }
 func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+// loadChildren returns the pids of the load generator children the run under root recorded in
+// its manifests.
+func loadChildren(root string) []int {
+	var pids []int
+	paths, _ := filepath.Glob(filepath.Join(root, "*", "*", rundir.ManifestFile))
+	for _, p := range paths {
+		var m rundir.Manifest
+		if rundir.ReadJSON(p, &m) == nil && m.Load != nil && m.Load.PID > 0 {
+			pids = append(pids, m.Load.PID)
+		}
+	}
+	return pids
+}
+
+// alive reports whether process pid exists and is not a zombie (an exited child that its new
+// parent has not reaped yet).
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return syscall.Kill(pid, 0) == nil // no /proc: existence is all there is to check
+	}
+	// The state follows the command in parentheses: "pid (comm) S ...".
+	if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) {
+		return b[i+2] != 'Z'
+	}
+	return true
+}

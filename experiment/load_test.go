@@ -1,6 +1,7 @@
 package experiment_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -253,10 +254,24 @@ func TestLoadChildDiesWithTheRunner(t *testing.T) {
 	<-done
 	// The child is killed by the kernel when its parent dies (Pdeathsig) and reaped by init.
 	deadline := time.Now().Add(30 * time.Second)
-	for syscall.Kill(m.Load.PID, 0) == nil {
+	for alive(m.Load.PID) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the load generator %d is still running 30 s after its runner was killed", m.Load.PID)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// alive reports whether process pid exists and is not a zombie (an exited child that its new
+// parent has not reaped yet).
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return syscall.Kill(pid, 0) == nil // no /proc: existence is all there is to check
+	}
+	// The state follows the command in parentheses: "pid (comm) S ...".
+	if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) {
+		return b[i+2] != 'Z'
+	}
+	return true
 }
