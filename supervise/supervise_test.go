@@ -32,6 +32,10 @@ func TestMain(m *testing.M) {
 		err := http.ListenAndServe(os.Getenv("SUPERVISE_ADDR"), nil)
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(3)
+	case "talk": // two lines on stdout, then exit 0
+		fmt.Println("event 1")
+		fmt.Println("event 2")
+		os.Exit(0)
 	case "exit":
 		fmt.Fprintln(os.Stderr, "bad flag --mode: want shared or split")
 		os.Exit(2)
@@ -216,4 +220,57 @@ func TestErrAfterExit(t *testing.T) {
 			t.Errorf("err = %v, want exit status 7 while running with its stderr", e)
 		}
 	}
+}
+
+// A child that talks over stdout is read as it writes (StdoutTo, after the log file); Terminate
+// sends SIGTERM without waiting, and Wait says how the child ended: nil for status 0, an *ExitError
+// with the status or signal otherwise, ctx's error when ctx ends first.
+func TestStdoutToTerminateWait(t *testing.T) {
+	t.Run("exit 0", func(t *testing.T) {
+		dir := t.TempDir()
+		var seen strings.Builder
+		p, err := supervise.Start(context.Background(), supervise.Spec{Name: "talker", Argv: []string{self(t)},
+			Env: []string{"SUPERVISE_CHILD=talk"}, Stdout: filepath.Join(dir, "out.log"), StdoutTo: &seen})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Wait(context.Background()); err != nil {
+			t.Fatalf("Wait = %v; want nil for exit 0", err)
+		}
+		p.Stop()
+		if b, _ := os.ReadFile(filepath.Join(dir, "out.log")); seen.String() != "event 1\nevent 2\n" || string(b) != seen.String() {
+			t.Errorf("StdoutTo got %q, the log %q; want both events in each", seen.String(), b)
+		}
+	})
+	t.Run("exit 2", func(t *testing.T) {
+		p, err := supervise.Start(context.Background(), supervise.Spec{Name: "failer", Argv: []string{self(t)}, Env: []string{"SUPERVISE_CHILD=exit"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = p.Wait(context.Background())
+		var ee *supervise.ExitError
+		if !errors.As(err, &ee) || !strings.Contains(err.Error(), "exited with status 2") || !strings.Contains(err.Error(), "bad flag --mode") {
+			t.Errorf("Wait = %v; want an *ExitError with the status and stderr", err)
+		}
+		p.Stop()
+	})
+	t.Run("terminate", func(t *testing.T) {
+		addr := freeAddr(t)
+		p, err := supervise.Start(context.Background(), supervise.Spec{Name: "server", Argv: []string{self(t)},
+			Env: []string{"SUPERVISE_CHILD=serve", "SUPERVISE_ADDR=" + addr}, Ready: "http://" + addr + "/ready"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if err := p.Wait(ctx); !errors.Is(err, context.Canceled) {
+			t.Errorf("Wait(cancelled) on a running child = %v; want context.Canceled", err)
+		}
+		p.Terminate()
+		err = p.Wait(context.Background())
+		if err == nil || !strings.Contains(err.Error(), "killed by terminated") {
+			t.Errorf("Wait after Terminate = %v; want it killed by SIGTERM", err)
+		}
+		p.Stop()
+	})
 }
