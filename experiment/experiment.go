@@ -71,9 +71,10 @@ type Options struct {
 	// Loadgen adds load generator options (tests use small timeouts). In the LoadProcess layout
 	// they are passed on as values (loadgen.Resolve); a classifier among them is not.
 	Loadgen []loadgen.Opt
-	// Load is where each configuration's load generator runs: LoadInProcess, LoadProcess (a
-	// child process of this program, `bulkhead attack`), or "" for DefaultLoad. It is recorded
-	// in run.json and every manifest.
+	// Load is where each configuration's load generator runs: LoadInProcess, or LoadProcess (a
+	// child process `<Executable> attack <spec>`, so the program must have that command, as
+	// bulkhead does). "" means LoadInProcess, so that any program can embed a run; the bulkhead
+	// CLI chooses LoadProcess by default. It is recorded in run.json and every manifest.
 	Load string
 	// Executable is the program started as `<Executable> attack <spec>` in the LoadProcess
 	// layout. "" means this process's own executable (os.Executable).
@@ -127,7 +128,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Result, er
 	gcPercent := gcPercentFor(plans, os.Getenv)
 	defer setGCPercent(gcPercent)()
 	if opts.Load == "" {
-		opts.Load = DefaultLoad(plans, n)
+		opts.Load = LoadInProcess
 	}
 	run := rundir.Run{
 		Scenario: sc.Name, RunID: id, Description: sc.Description, Started: time.Now(),

@@ -31,10 +31,6 @@ func ParseLoad(s string) (string, error) {
 	return "", fmt.Errorf("load layout %q: want %s or %s", s, LoadInProcess, LoadProcess)
 }
 
-// DefaultLoad is the layout used when Options.Load is "": see the README's measurement.
-func DefaultLoad(plans []*Plan, parallel int) string {
-	return LoadInProcess
-}
 
 // load is a configuration's running load, whichever process it runs in: what execute,
 // runTimeLine and the progress board use of it.

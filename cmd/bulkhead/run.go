@@ -74,7 +74,7 @@ With --json, stdout carries only summary.json's verdict block (progress goes to 
 	f.StringVar(&o.Toxiproxy, "toxiproxy", "", "use an external toxiproxy-server at this API URL instead of the embedded one")
 	f.BoolVar(&o.NoReport, "no-report", false, "write raw results only; run 'bulkhead report' later")
 	f.BoolVar(&o.Plain, "plain", false, "print plain progress lines even on a terminal")
-	f.StringVar(&o.Load, "load", "", loadFlagUsage)
+	f.StringVar(&o.Load, "load", defaultLoad, loadFlagUsage)
 	f.IntVar(&o.Parallel, "parallel", 0, "how many configuration runs (configurations x repetitions) run at once, each with its own service, Toxiproxy and load (default: as many as the cores hold at the scenario's rate; 1: one after another)")
 	f.BoolVar(&o.JSON, "json", false, "print summary.json's verdict block (or, with --no-report, the run folder) as JSON on stdout; progress goes to stderr")
 	f.BoolVar(&o.Force, "force", false, "start even when the estimate (requests, disk, file descriptors, memory) exceeds what this machine has")

@@ -86,7 +86,7 @@ folder's sweep.json, with the verdicts recomputed.`,
 	f.StringVarP(&o.Out, "out", "o", experiment.DefaultResultsRoot, "folder to create the sweep folder in")
 	f.StringVar(&o.Toxiproxy, "toxiproxy", "", "use an external toxiproxy-server at this API URL instead of the embedded one")
 	f.DurationVar(&o.LagLimit, "lag-limit", sweep.DefaultLagLimit, "send lag p99 above which a cell's run is invalid")
-	f.StringVar(&o.Load, "load", "", loadFlagUsage)
+	f.StringVar(&o.Load, "load", defaultLoad, loadFlagUsage)
 	f.IntVar(&o.Parallel, "parallel", 0, "configuration runs at once across cells (default: as many as the cores hold at the grid's highest rate; 1: one after another)")
 	f.StringVar(&o.Report, "report", "", "regenerate sweep.md and the heatmaps of this sweep folder instead of running a sweep")
 	return cmd
