@@ -31,7 +31,6 @@ func ParseLoad(s string) (string, error) {
 	return "", fmt.Errorf("load layout %q: want %s or %s", s, LoadInProcess, LoadProcess)
 }
 
-
 // load is a configuration's running load, whichever process it runs in: what execute,
 // runTimeLine and the progress board use of it.
 type load interface {
