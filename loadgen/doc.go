@@ -10,6 +10,14 @@
 // send lag quantiles (actual minus scheduled send time), and Valid false with reasons in words and
 // numbers when the lag p99 exceeds the lag limit or anything was dropped.
 //
+// The actual send time is when a vegeta worker takes the hit up and starts the request (vegeta's
+// Result.Timestamp): the load generator's own punctuality. Finding or dialing a connection and
+// writing the request come after it and count in the result's latency, not in the lag, so that a
+// system under test that is slow to accept connections makes its own latency worse, not the run
+// invalid. (Measuring at the wire instead, with httptrace's WroteRequest, was tried: it adds
+// 25-35 µs to the lag p50 and a per-request trace, and it judges the target's accept queue as
+// the load generator's lateness.)
+//
 // Pacing: the Go runtime's timers wake an idle process with millisecond granularity, which alone
 // would put the send lag p99 near 1 ms. Each attack's pacing goroutine therefore sleeps on a
 // kernel high-resolution timer (a timerfd) read through the runtime's netpoller, which wakes it
