@@ -15,9 +15,17 @@ import (
 )
 
 // blockers fills every worker of p with a task that blocks until release is closed, and returns
-// the channel their Do results arrive on.
+// the channel their Do results arrive on. It first waits for every worker to be idle: a task
+// handed to a worker goroutine that has not started yet waits in the queue, and with a short
+// MaxWait on a loaded machine it would time out there instead of blocking (the pool doing its
+// job, not what the test sets up). A blocking task that is not run fails the test, never hangs it.
 func blockers(t *testing.T, p *Workers, n int, release <-chan struct{}) <-chan error {
 	t.Helper()
+	eventually(t, "every worker idle", func() bool {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return len(p.idle) == p.size
+	})
 	started := make(chan struct{}, n)
 	out := make(chan error, n)
 	for range n {
@@ -28,7 +36,11 @@ func blockers(t *testing.T, p *Workers, n int, release <-chan struct{}) <-chan e
 				return nil
 			})
 		}()
-		<-started
+		select {
+		case <-started:
+		case err := <-out:
+			t.Fatalf("blocking task not run: Do = %v", err)
+		}
 	}
 	return out
 }
@@ -43,7 +55,8 @@ func TestWorkersRejections(t *testing.T) {
 	}{
 		{"no queue, all workers busy", PoolConfig{Name: "W", Size: 2}, 0, ErrFull, outcome.ReasonFull},
 		{"queue at capacity", PoolConfig{Name: "W", Size: 2, QueueCapacity: 3}, 3, ErrQueueFull, outcome.ReasonQueueFull},
-		{"queued longer than max wait", PoolConfig{Name: "W", Size: 1, QueueCapacity: 1, MaxWait: time.Millisecond}, 0, ErrWaitTimeout, outcome.ReasonWaitTimeout},
+		// MaxWait also bounds a worker's start on a handed task, so it is not made tiny.
+		{"queued longer than max wait", PoolConfig{Name: "W", Size: 1, QueueCapacity: 1, MaxWait: 20 * time.Millisecond}, 0, ErrWaitTimeout, outcome.ReasonWaitTimeout},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -287,6 +300,8 @@ func TestWorkersBoundConcurrencyUnderContention(t *testing.T) {
 	if admitted.Load()+rejected.Load() != callers*calls || done.Load() != admitted.Load() {
 		t.Errorf("admitted %d + rejected %d of %d calls, %d ran", admitted.Load(), rejected.Load(), callers*calls, done.Load())
 	}
+	// A worker gives its task's place back just after the caller got the result.
+	eventually(t, "every accepted task given back", func() bool { return p.accepted.Load() == 0 })
 	if st := p.Stats(); st.Admitted != uint64(admitted.Load()) || st.InUse != 0 || st.Waiting != 0 || p.accepted.Load() != 0 {
 		t.Errorf("Admitted, InUse, Waiting, accepted = %d, %d, %d, %d, want %d, 0, 0, 0", st.Admitted, st.InUse, st.Waiting, p.accepted.Load(), admitted.Load())
 	}
