@@ -195,6 +195,7 @@ const (
 	OwnSemWaiting        = "bulkhead_semaphore_waiting_calls"
 	OwnSemWaitingCap     = "bulkhead_semaphore_waiting_capacity"
 	OwnDepInFlight       = "bulkhead_dependency_calls_in_flight"
+	OwnDepInFlightMax    = "bulkhead_dependency_calls_in_flight_max"
 	OwnDepConnsOpen      = "bulkhead_dependency_connections_open"
 	OwnDepBreakerRejects = "bulkhead_dependency_breaker_rejected_calls_total"
 	OwnInboundConns      = "bulkhead_process_inbound_connections"
@@ -218,7 +219,8 @@ const (
 //   - breaker:<name>: resilience4j_circuitbreaker_state{state="open"}, capacity 1;
 //   - this project's own: the pools' and queues' rejections (bulkhead_rejected_calls_total by
 //     reason), a semaphore's waiting room as queue:<name> (bulkhead_semaphore_waiting_calls of
-//     bulkhead_semaphore_waiting_capacity, omitted when 0), calls:<dep>, conns:<dep>,
+//     bulkhead_semaphore_waiting_capacity, omitted when 0), calls:<dep> (of
+//     bulkhead_dependency_calls_in_flight_max), conns:<dep>,
 //     breaker:<dep>, inbound-conns and outbound-conns;
 //   - goroutines from the Go collector's go_goroutines.
 //
@@ -249,7 +251,7 @@ func Builtin() []Mapping {
 		{Resource: outcome.ResourceConns, Label: "dependency", Optional: true,
 			InUse: Series{Metric: OwnDepConnsOpen}},
 		{Resource: outcome.ResourceCalls, Label: "dependency", Optional: true,
-			InUse: Series{Metric: OwnDepInFlight}},
+			InUse: Series{Metric: OwnDepInFlight}, Capacity: Series{Metric: OwnDepInFlightMax}},
 		{Resource: outcome.ResourceBreaker, Label: "dependency", Optional: true, CapacityValue: 1,
 			InUse:    Series{Metric: "bulkhead_dependency_breaker_state", Match: map[string]string{"state": "open"}},
 			Rejected: Series{Metric: OwnDepBreakerRejects}},

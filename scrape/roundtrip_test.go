@@ -189,7 +189,9 @@ func TestRoundTrip(t *testing.T) {
 			if got, want := pick(scraped), pick(inproc); !reflect.DeepEqual(got, want) {
 				t.Errorf("scraped pools =\n %+v\nin-process snapshot\n %+v", got, want)
 			}
-			// Per dependency, calls in flight and open connections agree too.
+			// Per dependency, calls in flight and open connections agree too, capacity included:
+			// calls:<dep> alone in its pool is capped at the pool's size in both, so what ran out
+			// names the same resources either way.
 			byName := map[string]outcome.Resource{}
 			for _, r := range scraped {
 				byName[r.Name] = r
@@ -199,8 +201,8 @@ func TestRoundTrip(t *testing.T) {
 				if k != outcome.ResourceCalls && k != outcome.ResourceConns {
 					continue
 				}
-				if got, ok := byName[r.Name]; !ok || got.InUse != r.InUse {
-					t.Errorf("%s: scraped %+v (found %v); in-process in use %d", r.Name, got, ok, r.InUse)
+				if got, ok := byName[r.Name]; !ok || got.InUse != r.InUse || got.Capacity != r.Capacity {
+					t.Errorf("%s: scraped %+v (found %v); in-process in use %d of %d", r.Name, got, ok, r.InUse, r.Capacity)
 				}
 			}
 		})

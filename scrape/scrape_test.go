@@ -65,6 +65,7 @@ bulkhead_rejected_calls_total{name="A",reason="full"} 3
 bulkhead_rejected_calls_total{name="A",reason="wait-timeout"} 2
 bulkhead_rejected_calls_total{name="A",reason="queue-full"} 9
 bulkhead_dependency_calls_in_flight{dependency="A"} 5
+bulkhead_dependency_calls_in_flight_max{dependency="A"} 5
 bulkhead_dependency_connections_open{dependency="A"} 6
 bulkhead_process_inbound_connections 12
 bulkhead_process_inbound_connections_max 0
@@ -74,7 +75,7 @@ bulkhead_process_outbound_connections_rejected_total 4
 `, want: []outcome.Resource{
 			{Name: "pool:A", Capacity: 5, InUse: 5, Rejected: 5},
 			{Name: "conns:A", InUse: 6},
-			{Name: "calls:A", InUse: 5},
+			{Name: "calls:A", Capacity: 5, InUse: 5},
 			{Name: "inbound-conns", InUse: 12},
 			{Name: "outbound-conns", Capacity: 100, InUse: 6, Rejected: 4},
 		}},

@@ -55,6 +55,8 @@ var (
 
 	descDepInFlight = prometheus.NewDesc("bulkhead_dependency_calls_in_flight",
 		"Calls to the dependency in progress.", []string{"dependency"}, nil)
+	descDepInFlightMax = prometheus.NewDesc("bulkhead_dependency_calls_in_flight_max",
+		"Cap on the dependency's calls in flight: its pool's size when it is the pool's only dependency (0 = none of its own).", []string{"dependency"}, nil)
 	descDepConnsOpen = prometheus.NewDesc("bulkhead_dependency_connections_open",
 		"Connections open to the dependency.", []string{"dependency"}, nil)
 	descDepConnsInUse = prometheus.NewDesc("bulkhead_dependency_connections_in_use",
@@ -97,7 +99,7 @@ func (collector) Describe(ch chan<- *prometheus.Desc) {
 		descAvailable, descMaxAllowed, descThreadPoolSize, descCoreThreadPoolSize, descMaxThreadPoolSize,
 		descActiveThreads, descAvailableThreads, descQueueDepth, descQueueCapacity,
 		descPoolInfo, descSemWaiting, descSemWaitingCap, descAdmitted, descRejected, descWaitTotal, descWaitMax,
-		descDepInFlight, descDepConnsOpen, descDepConnsInUse, descDepConnWait, descDepCalls, descDepTimeouts,
+		descDepInFlight, descDepInFlightMax, descDepConnsOpen, descDepConnsInUse, descDepConnWait, descDepCalls, descDepTimeouts,
 		descDepErrors, descDepBreaker, descDepBreakerRejected, descInFlight, descGoroutines, descInbound,
 		descInboundCap, descOutbound, descOutboundCap, descOutboundRejected,
 	} {
@@ -136,8 +138,10 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		m(descWaitTotal, counter, p.WaitTotal.Seconds(), p.Name)
 		m(descWaitMax, gauge, p.WaitMax.Seconds(), p.Name)
 	}
+	callCaps := snap.CallCapacities()
 	for _, d := range snap.Dependencies {
 		m(descDepInFlight, gauge, float64(d.InFlight), d.Name)
+		m(descDepInFlightMax, gauge, float64(callCaps[d.Name]), d.Name)
 		m(descDepConnsOpen, gauge, float64(d.ConnsOpen), d.Name)
 		m(descDepConnsInUse, gauge, float64(d.ConnsInUse), d.Name)
 		m(descDepConnWait, counter, d.ConnWait.Seconds(), d.Name)

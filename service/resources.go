@@ -40,6 +40,32 @@ import "github.com/bulkheadlab/bulkhead/outcome"
 // interval.
 func (s Snapshot) Resources() []outcome.Resource { return s.ResourcesSince(nil) }
 
+// CallCapacities returns, by dependency name, the cap on its calls in flight: the size of its
+// pool when it is that pool's only dependency, else 0 (none of its own). Resources (calls:<dep>)
+// and /metrics (bulkhead_dependency_calls_in_flight_max) both read it, so a scraped calls:<dep>
+// is at capacity exactly when the in-process one is.
+func (s Snapshot) CallCapacities() map[string]int {
+	members := map[string]int{} // pool name -> dependencies in it
+	for _, d := range s.Dependencies {
+		if d.Pool != "" {
+			members[d.Pool]++
+		}
+	}
+	size := map[string]int{}
+	for _, p := range s.Pools {
+		size[p.Name] = p.Capacity
+	}
+	out := make(map[string]int, len(s.Dependencies))
+	for _, d := range s.Dependencies {
+		if d.Pool != "" && members[d.Pool] == 1 {
+			out[d.Name] = size[d.Pool]
+		} else {
+			out[d.Name] = 0
+		}
+	}
+	return out
+}
+
 // ResourcesSince is Resources with, for pool:, queue:, conns:, calls:, inbound:, inbound-conns
 // and outbound-conns, the exact figures (outcome.Resource.Interval and after) of the interval
 // from prev to s, where prev and s are consecutive Service.Sample results of the same service.
@@ -74,22 +100,10 @@ func (s Snapshot) ResourcesSince(prev *Snapshot) []outcome.Resource {
 			rs = append(rs, r)
 		}
 	}
-	members := map[string]int{} // pool name -> dependencies in it
-	for _, d := range s.Dependencies {
-		if d.Pool != "" {
-			members[d.Pool]++
-		}
-	}
-	size := map[string]int{}
-	for _, p := range s.Pools {
-		size[p.Name] = p.Capacity
-	}
+	callCaps := s.CallCapacities()
 	for i, d := range s.Dependencies {
 		conns := outcome.Resource{Name: "conns:" + d.Name, InUse: d.ConnsOpen}
-		calls := outcome.Resource{Name: "calls:" + d.Name, InUse: d.InFlight}
-		if d.Pool != "" && members[d.Pool] == 1 {
-			calls.Capacity = size[d.Pool]
-		}
+		calls := outcome.Resource{Name: "calls:" + d.Name, Capacity: callCaps[d.Name], InUse: d.InFlight}
 		if prev != nil && i < len(prev.Dependencies) && prev.Dependencies[i].Name == d.Name {
 			exact(&conns, prev.Dependencies[i].ConnsUsage, d.ConnsUsage)
 			exact(&calls, prev.Dependencies[i].InFlightUsage, d.InFlightUsage)

@@ -535,6 +535,7 @@ func TestDebugEndpoints(t *testing.T) {
 		`bulkhead_rejected_calls_total{name="A",reason="full"} 1`,
 		`bulkhead_rejected_calls_total{name="A",reason="queue-full"} 0`,
 		`bulkhead_dependency_calls_in_flight{dependency="A"} 1`,
+		`bulkhead_dependency_calls_in_flight_max{dependency="A"} 1`, // A alone in its pool of 1
 		`bulkhead_dependency_calls_total{dependency="B"} 1`,
 		// Per-endpoint requests: the rejected /a and the /b answered (the held /a is not done).
 		`http_server_requests_total{code="503",endpoint="/a"} 1`,
