@@ -116,7 +116,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Result, er
 	if err := checkToxiproxy(ctx, opts.Toxiproxy, opts.Progress); err != nil {
 		return nil, err
 	}
-	n, err := Parallel(sc, plans, opts.Parallel, runtime.NumCPU())
+	n, err := Parallel(sc, plans, opts.Parallel, runtime.NumCPU(), opts.Load)
 	if err != nil {
 		return nil, err
 	}

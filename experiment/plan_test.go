@@ -191,19 +191,23 @@ func TestDefaultParallel(t *testing.T) {
 		name  string
 		plans []*Plan
 		cpus  int
+		load  string
 		want  int
 	}{
-		{"hypothesis (100/s) on 2 cores: both configurations at once", plansOf(hyp), 2, 2},
-		{"three repetitions: three of the six at once", plansOf(hyp3), 2, 3},
-		{"one core holds one", plansOf(hyp3), 1, 1},
-		{"eight cores hold all six", plansOf(hyp3), 8, 6},
-		{"2000/s per configuration exceeds the budget: one at a time", plansOf(fast), 2, 1},
-		{"partners measures its worker goroutines: one at a time", plansOf(open(t, "partners")), 2, 1},
-		{"nothing to run", nil, 2, 1},
+		{"hypothesis (100/s) on 2 cores: both configurations at once", plansOf(hyp), 2, LoadInProcess, 2},
+		{"three repetitions: three of the six at once", plansOf(hyp3), 2, LoadInProcess, 3},
+		{"load generators in their own processes: all six at once", plansOf(hyp3), 2, LoadProcess, 6},
+		{"one core holds one", plansOf(hyp3), 1, LoadInProcess, 1},
+		{"one core holds three with the load in its own processes", plansOf(hyp3), 1, LoadProcess, 3},
+		{"eight cores hold all six", plansOf(hyp3), 8, LoadInProcess, 6},
+		{"2000/s per configuration exceeds the budget: one at a time", plansOf(fast), 2, LoadInProcess, 1},
+		{"2000/s exceeds the process layout's budget too", plansOf(fast), 2, LoadProcess, 1},
+		{"partners measures its worker goroutines: one at a time", plansOf(open(t, "partners")), 2, LoadProcess, 1},
+		{"nothing to run", nil, 2, LoadProcess, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := DefaultParallel(tt.plans, tt.cpus); got != tt.want {
+			if got := DefaultParallel(tt.plans, tt.cpus, tt.load); got != tt.want {
 				t.Errorf("DefaultParallel = %d, want %d", got, tt.want)
 			}
 		})
@@ -222,14 +226,16 @@ func TestParallel(t *testing.T) {
 		name      string
 		sc        *scenarios.Scenario
 		requested int
+		load      string
 		want      int
 		err       string
 	}{
-		{"default on 2 cores", hyp3, 0, 3, ""},
-		{"asked for one", hyp3, 1, 1, ""},
-		{"asked for more than there are plans", hyp3, 9, 6, ""},
-		{"fixed listen addresses, default: one at a time", fixed, 0, 1, ""},
-		{"fixed listen addresses, asked for two", fixed, 2, 0, "fixes its dependencies' listen addresses"},
+		{"default on 2 cores", hyp3, 0, LoadInProcess, 3, ""},
+		{"default on 2 cores, load in its own processes", hyp3, 0, LoadProcess, 6, ""},
+		{"asked for one", hyp3, 1, LoadProcess, 1, ""},
+		{"asked for more than there are plans", hyp3, 9, LoadInProcess, 6, ""},
+		{"fixed listen addresses, default: one at a time", fixed, 0, LoadProcess, 1, ""},
+		{"fixed listen addresses, asked for two", fixed, 2, LoadProcess, 0, "fixes its dependencies' listen addresses"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -237,7 +243,7 @@ func TestParallel(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := Parallel(tt.sc, plans, tt.requested, 2)
+			got, err := Parallel(tt.sc, plans, tt.requested, 2, tt.load)
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("Parallel = %d, %v; want an error containing %q", got, err, tt.err)

@@ -199,7 +199,7 @@ func Run(ctx context.Context, base *scenarios.Scenario, grid Grid, opts Options)
 	}
 	parallel, perCell := opts.Parallel, 2
 	if parallel <= 0 {
-		parallel = defaultParallel(derived)
+		parallel = defaultParallel(derived, opts.Load)
 	}
 	if parallel < 2 {
 		perCell = 1
@@ -220,8 +220,8 @@ func Run(ctx context.Context, base *scenarios.Scenario, grid Grid, opts Options)
 	return res, errors.Join(runErr, werr)
 }
 
-// defaultParallel is experiment.DefaultParallel over every cell's plans.
-func defaultParallel(cells []*scenarios.Scenario) int {
+// defaultParallel is experiment.DefaultParallel over every cell's plans, for the load layout load.
+func defaultParallel(cells []*scenarios.Scenario, load string) int {
 	var plans []*experiment.Plan
 	for _, sc := range cells {
 		ps, err := experiment.Plans(sc, 0)
@@ -230,7 +230,7 @@ func defaultParallel(cells []*scenarios.Scenario) int {
 		}
 		plans = append(plans, ps...)
 	}
-	return experiment.DefaultParallel(plans, runtime.NumCPU())
+	return experiment.DefaultParallel(plans, runtime.NumCPU(), load)
 }
 
 // runCells runs the cells of sw, cellsAtOnce at a time with perCell configurations at once

@@ -10,14 +10,14 @@ import (
 	"github.com/bulkheadlab/bulkhead/scenarios"
 )
 
-// checkEstimate prints what running sc with parallel configuration runs at once needs
+// checkEstimate prints what running sc with parallel configuration runs at once (load generators laid out as load) needs
 // (scenarios.Estimate; parallel as experiment.Parallel resolves it) and, when that is more than
 // this machine offers where the results go, returns an error saying what is short, unless force;
 // then it says so and returns nil. It starts nothing and writes nothing to disk.
-func checkEstimate(w io.Writer, sc *scenarios.Scenario, resultsDir string, parallel int, force bool) error {
+func checkEstimate(w io.Writer, sc *scenarios.Scenario, resultsDir string, parallel int, load string, force bool) error {
 	// What experiment.Run will run at once; an error there is Run's to report.
 	if plans, err := experiment.Plans(sc, 0); err == nil {
-		if n, err := experiment.Parallel(sc, plans, parallel, runtime.NumCPU()); err == nil {
+		if n, err := experiment.Parallel(sc, plans, parallel, runtime.NumCPU(), load); err == nil {
 			parallel = n
 		}
 	}

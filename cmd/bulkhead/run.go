@@ -108,7 +108,7 @@ func runRun(cmd *cobra.Command, o *runOptions) error {
 	if _, err := experiment.ParseLoad(o.Load); err != nil {
 		return usageError(fmt.Errorf("--load: %w", err))
 	}
-	if err := checkEstimate(out, sc, o.Out, o.Parallel, o.Force); err != nil {
+	if err := checkEstimate(out, sc, o.Out, o.Parallel, o.Load, o.Force); err != nil {
 		return usageError(err)
 	}
 	live := !o.Plain && !o.JSON && isTerminal(out)
