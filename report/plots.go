@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/bulkheadlab/bulkhead/faults"
 	"github.com/bulkheadlab/bulkhead/report/chart"
@@ -37,11 +39,31 @@ func (j plotJob) ref() string {
 	return fmt.Sprintf("### %s\n\n%s![%s](plots/%s.png)\n\n[SVG](plots/%s.svg)\n\n", j.title, about, j.title, j.file, j.file)
 }
 
-// drawAll draws every job into dir, stopping at the first error.
+// drawAll draws every job into dir, on as many goroutines as GOMAXPROCS, and returns the first
+// error in the jobs' order (the other plots are still drawn).
 func drawAll(dir string, jobs []plotJob) error {
-	for _, j := range jobs {
-		if err := j.draw(filepath.Join(dir, j.file)); err != nil {
-			return fmt.Errorf("plot %s: %w", j.file, err)
+	// The plots are independent: draw them on every core, and report the first failure in
+	// the jobs' order.
+	errs := make([]error, len(jobs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
+		wg.Go(func() {
+			for i := range next {
+				if err := jobs[i].draw(filepath.Join(dir, jobs[i].file)); err != nil {
+					errs[i] = fmt.Errorf("plot %s: %w", jobs[i].file, err)
+				}
+			}
+		})
+	}
+	for i := range jobs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
 	}
 	return nil

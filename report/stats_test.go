@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -363,5 +364,30 @@ func TestRepetitionsSpreadAndBootstrap(t *testing.T) {
 	}
 	if v := s.Verdict.SameInEveryRepetition; v == nil || !*v || s.Verdict.Claims[0].Verdict != VerdictHolds {
 		t.Errorf("same in every repetition = %v (verdict %s), want true and holds", v, s.Verdict.Claims[0].Verdict)
+	}
+}
+
+// selectQuantile picks the same nearest-rank quantile as sorting and indexing does, on inputs
+// with and without runs of equal values, for every rank from the smallest to the largest.
+func TestSelectQuantileMatchesSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{1, 2, 3, 10, 101, 1000} {
+		for _, spread := range []int64{1, 3, 1000, 1 << 40} {
+			xs := make([]int64, n)
+			for i := range xs {
+				xs[i] = rng.Int64N(spread)
+			}
+			sorted := slices.Clone(xs)
+			slices.Sort(sorted)
+			for _, q := range []float64{0, 0.01, 0.5, 0.9, 0.99, 0.999, 1} {
+				got := selectQuantile(slices.Clone(xs), q)
+				if want := quantile(sorted, q); got != want {
+					t.Errorf("n=%d spread=%d q=%v: selectQuantile = %d, sorted quantile = %d", n, spread, q, got, want)
+				}
+			}
+		}
+	}
+	if got := selectQuantile(nil, 0.99); got != 0 {
+		t.Errorf("selectQuantile(nil) = %d, want 0", got)
 	}
 }

@@ -533,12 +533,11 @@ func (e *engine) metricOf(metric string, blocks []blockStat, chosen []int) (floa
 		}
 		return s / float64(len(lats)) / 1e6, len(lats)
 	}
-	slices.Sort(lats)
 	q := resampled[metric]
 	if metric == "max_ms" {
 		q = 1
 	}
-	return ms(quantile(lats, q)), len(lats)
+	return ms(selectQuantile(lats, q)), len(lats)
 }
 
 // timeToLevel returns the seconds from the first fault of ph to the end of the first block in

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"image/color"
+	pngenc "image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -609,8 +610,10 @@ func render(path string, wPx, hPx int, fig drawer) (err error) {
 
 	ic := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(DPI))
 	fig.draw(draw.New(ic))
+	// Fastest deflate: the PNG was most of the time a report takes, and the files are only
+	// somewhat larger (flat-coloured plots compress well at any level).
 	var png bytes.Buffer
-	if _, err := (vgimg.PngCanvas{Canvas: ic}).WriteTo(&png); err != nil {
+	if err := (&pngenc.Encoder{CompressionLevel: pngenc.BestSpeed}).Encode(&png, ic.Image()); err != nil {
 		return fmt.Errorf("encoding png: %w", err)
 	}
 
