@@ -20,6 +20,7 @@ import (
 	"github.com/bulkheadlab/bulkhead/faults/proxy"
 	"github.com/bulkheadlab/bulkhead/report"
 	"github.com/bulkheadlab/bulkhead/rundir"
+	"github.com/bulkheadlab/bulkhead/supervise"
 )
 
 // The interruption drill (issue 10): `bulkhead run smoke` (two configurations one after
@@ -88,10 +89,10 @@ func TestInterruptionDrill(t *testing.T) {
 			// A load generator child has its own process group: it must be gone too.
 			for _, pid := range loadChildren(root) {
 				// Killed with its runner (Pdeathsig), it may take a moment to go.
-				for wait := 0; alive(pid) && wait < 100; wait++ {
+				for wait := 0; supervise.Alive(pid) && wait < 100; wait++ {
 					time.Sleep(50 * time.Millisecond)
 				}
-				if alive(pid) {
+				if supervise.Alive(pid) {
 					t.Errorf("LEAK: the load generator child %d is still running", pid)
 					_ = syscall.Kill(pid, syscall.SIGKILL)
 				}
@@ -376,18 +377,4 @@ func loadChildren(root string) []int {
 		}
 	}
 	return pids
-}
-
-// alive reports whether process pid exists and is not a zombie (an exited child that its new
-// parent has not reaped yet).
-func alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return syscall.Kill(pid, 0) == nil // no /proc: existence is all there is to check
-	}
-	// The state follows the command in parentheses: "pid (comm) S ...".
-	if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) {
-		return b[i+2] != 'Z'
-	}
-	return true
 }

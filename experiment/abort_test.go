@@ -13,6 +13,7 @@ import (
 	"github.com/bulkheadlab/bulkhead/faults/proxy"
 	"github.com/bulkheadlab/bulkhead/faults/proxy/proxytest"
 	"github.com/bulkheadlab/bulkhead/rundir"
+	"github.com/bulkheadlab/bulkhead/supervise"
 )
 
 // lockedBuffer is a progress writer safe for the runner's goroutines; it calls at once at the
@@ -86,7 +87,7 @@ func TestExternalToxiproxyLeftClean(t *testing.T) {
 		if n == stale {
 			t.Errorf("stale proxy %s still there while running", n)
 		}
-		if pid, ok := proxy.OwnerPID(n); !ok || !proxy.Alive(pid) {
+		if pid, ok := proxy.OwnerPID(n); !ok || !supervise.Alive(pid) {
 			t.Errorf("proxy %q is not named after a live owner", n)
 		}
 	}

@@ -1,7 +1,6 @@
 package experiment_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -18,6 +17,7 @@ import (
 	"github.com/bulkheadlab/bulkhead/report"
 	"github.com/bulkheadlab/bulkhead/rundir"
 	"github.com/bulkheadlab/bulkhead/scenarios"
+	"github.com/bulkheadlab/bulkhead/supervise"
 )
 
 // runningManifest waits (up to 30 s) until the configuration folder named conf of the only run
@@ -254,24 +254,10 @@ func TestLoadChildDiesWithTheRunner(t *testing.T) {
 	<-done
 	// The child is killed by the kernel when its parent dies (Pdeathsig) and reaped by init.
 	deadline := time.Now().Add(30 * time.Second)
-	for alive(m.Load.PID) {
+	for supervise.Alive(m.Load.PID) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the load generator %d is still running 30 s after its runner was killed", m.Load.PID)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-}
-
-// alive reports whether process pid exists and is not a zombie (an exited child that its new
-// parent has not reaped yet).
-func alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return syscall.Kill(pid, 0) == nil // no /proc: existence is all there is to check
-	}
-	// The state follows the command in parentheses: "pid (comm) S ...".
-	if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) {
-		return b[i+2] != 'Z'
-	}
-	return true
 }

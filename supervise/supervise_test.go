@@ -73,8 +73,6 @@ func self(t *testing.T) string {
 	return exe
 }
 
-func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
-
 // A child that becomes ready is returned running, its output lands in the files, and Stop ends it
 // with SIGTERM without an error.
 func TestStartReadyThenStop(t *testing.T) {
@@ -95,7 +93,7 @@ func TestStartReadyThenStop(t *testing.T) {
 	if err := p.Stop(); err != nil {
 		t.Fatalf("Stop = %v, want nil", err)
 	}
-	if alive(p.Pid()) {
+	if supervise.Alive(p.Pid()) {
 		t.Errorf("pid %d still alive after Stop", p.Pid())
 	}
 	for file, want := range map[string]string{"out.log": "child stdout", "err.log": "child stderr"} {
@@ -176,7 +174,7 @@ func TestStopKillsAfterGrace(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "killed") {
 		t.Errorf("Stop = %v, want an error saying it was killed", err)
 	}
-	if alive(p.Pid()) {
+	if supervise.Alive(p.Pid()) {
 		t.Errorf("pid %d alive after Stop", p.Pid())
 	}
 }
@@ -200,10 +198,10 @@ func TestStopEndsGrandchildren(t *testing.T) {
 		t.Fatal("grandchild never started")
 	}
 	p.Stop()
-	for i := 0; i < 200 && alive(gpid); i++ { // reaped by init shortly after the kill
+	for i := 0; i < 200 && supervise.Alive(gpid); i++ { // reaped by init shortly after the kill
 		time.Sleep(10 * time.Millisecond)
 	}
-	if alive(gpid) {
+	if supervise.Alive(gpid) {
 		t.Errorf("grandchild %d survived Stop", gpid)
 	}
 }

@@ -11,9 +11,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 
 	toxiclient "github.com/Shopify/toxiproxy/v2/client"
+
+	"github.com/bulkheadlab/bulkhead/supervise"
 )
 
 // OwnedPrefix starts the name of every proxy bulkhead creates; OwnedName puts the owning
@@ -85,16 +86,6 @@ func OwnerPID(name string) (int, bool) {
 	return pid, ok
 }
 
-// Alive reports whether a process with id pid exists on this host (signal 0: it exists even
-// when it belongs to another user). It does not block.
-func Alive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
-}
-
 // Proxies returns the names of every proxy on the server, sorted, in one GET /proxies.
 func (x *External) Proxies(ctx context.Context) ([]string, error) {
 	if err := x.check(); err != nil {
@@ -135,13 +126,13 @@ type Stale struct {
 }
 
 // CleanStale removes from the server every proxy named by OwnedName on this host (or by an
-// earlier version, without a host tag) whose owner is no longer alive (alive nil means Alive: a
+// earlier version, without a host tag) whose owner is no longer alive (alive nil means supervise.Alive: a
 // process on this host) and returns those it removed. Proxies of live processes, this one
 // included, proxies of other hosts' runners and proxies with other names are left alone. It makes one API call to list and two or three per removal, each bounded
 // by ctx; it stops at the first error, returning what it removed until then.
 func (x *External) CleanStale(ctx context.Context, alive func(pid int) bool) ([]Stale, error) {
 	if alive == nil {
-		alive = Alive
+		alive = supervise.Alive
 	}
 	names, err := x.Proxies(ctx)
 	if err != nil {

@@ -42,19 +42,6 @@ func TestOwnerPID(t *testing.T) {
 	}
 }
 
-func TestAlive(t *testing.T) {
-	if !Alive(os.Getpid()) {
-		t.Error("this process is not alive")
-	}
-	cmd := exec.Command("true")
-	if err := cmd.Run(); err != nil {
-		t.Skip(err)
-	}
-	if Alive(cmd.Process.Pid) { // reaped; reuse of its pid this soon is unlikely
-		t.Errorf("pid %d of an exited process is alive", cmd.Process.Pid)
-	}
-}
-
 // CleanStale removes the proxies (and their toxics) of dead owners only: a live owner's, this
 // process's and a stranger's stay.
 func TestCleanStale(t *testing.T) {
