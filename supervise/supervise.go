@@ -1,5 +1,5 @@
 // Package supervise runs child processes for the runner: the system under test of a `command:`
-// target today, the load generator and `bulkhead serve` as children later. A child is started
+// target (`bulkhead serve` among them) and the load generator (`bulkhead attack`). A child is started
 // with its own argv, environment and working directory, its stdout and stderr written to files
 // (in the run folder), waited for until a readiness URL answers 2xx, and stopped with SIGTERM to
 // its whole process group, then SIGKILL after a grace period. On Linux the child also gets
