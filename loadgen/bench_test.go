@@ -13,7 +13,8 @@ package loadgen
 //	BULKHEAD_LOADGEN_PACING=1    send lag against a trivial 200 server, 3 runs of
 //	                             BULKHEAD_LOADGEN_DURATION (5s) per rate in BULKHEAD_LOADGEN_RATES
 //	                             (50,1000,4000,8000) and per pacing in BULKHEAD_LOADGEN_PACINGS
-//	                             (timer; also nanosleep, plain), runs interleaved: lag p50/p99/max
+//	                             (timer; also nanosleep, plain) and transport in
+//	                             BULKHEAD_LOADGEN_TRANSPORTS (h1,nethttp), runs interleaved: lag p50/p99/max
 //	                             and the process's CPU use, beside the machine's noise floor. The
 //	                             server is BULKHEAD_LOADGEN_TARGET, or a child process on the CPUs
 //	                             this one does not have (BULKHEAD_LOADGEN_SERVER=inprocess: in
@@ -62,6 +63,18 @@ func usePacing(t *testing.T, name string) {
 	old := pace
 	pace = p
 	t.Cleanup(func() { pace = old })
+}
+
+// useTransport switches attacks to the named transport (h1 or nethttp) for the duration of the
+// test.
+func useTransport(t *testing.T, name string) {
+	t.Helper()
+	if name != "h1" && name != "nethttp" {
+		t.Fatalf("no transport %q (h1 or nethttp)", name)
+	}
+	old := netHTTP
+	netHTTP = name == "nethttp"
+	t.Cleanup(func() { netHTTP = old })
 }
 
 func envOr(t *testing.T, key, def string) string {
@@ -216,27 +229,31 @@ func TestFigurePacing(t *testing.T) {
 		rates = append(rates, r)
 	}
 	names := strings.Split(envOr(t, "BULKHEAD_LOADGEN_PACINGS", pace.String()), ",")
+	transports := strings.Split(envOr(t, "BULKHEAD_LOADGEN_TRANSPORTS", "h1,nethttp"), ",")
 	t.Logf("pacing: load generator on GOMAXPROCS %d, trivial server %s, %v per run", runtime.GOMAXPROCS(0), where, duration)
 	for _, rate := range rates {
 		for run := range 3 {
 			t.Logf("pacing noise floor before %5.0f rps run %d: %s", rate, run+1, noiseFloor())
-			for _, name := range names {
-				usePacing(t, name)
-				f, err := os.Create(filepath.Join(t.TempDir(), "raw.json"))
-				if err != nil {
-					t.Fatal(err)
+			for _, tname := range transports {
+				for _, name := range names {
+					useTransport(t, tname)
+					usePacing(t, name)
+					f, err := os.Create(filepath.Join(t.TempDir(), "raw.json"))
+					if err != nil {
+						t.Fatal(err)
+					}
+					cpu0, wall0 := cpuTime(t), time.Now()
+					r := startRun(t, []Attack{{Name: "/", URL: target, Pacer: mustPacer(t, rate, ArrivalsConstant, 0), Out: f}}, duration)
+					checks, err := r.Wait()
+					cpu, wall := cpuTime(t)-cpu0, time.Since(wall0)
+					if err != nil {
+						t.Fatal(err)
+					}
+					f.Close()
+					c := checks[0]
+					t.Logf("pacing %-8s %-9s %5.0f rps run %d: sent %d of %d, lag p50 %v p99 %v max %v, cpu %.1f%% of a core, valid %v %q",
+						tname, name, rate, run+1, c.Sent, c.Scheduled, c.LagP50, c.LagP99, c.LagMax, 100*cpu.Seconds()/wall.Seconds(), c.Valid, c.Reasons)
 				}
-				cpu0, wall0 := cpuTime(t), time.Now()
-				r := startRun(t, []Attack{{Name: "/", URL: target, Pacer: mustPacer(t, rate, ArrivalsConstant, 0), Out: f}}, duration)
-				checks, err := r.Wait()
-				cpu, wall := cpuTime(t)-cpu0, time.Since(wall0)
-				if err != nil {
-					t.Fatal(err)
-				}
-				f.Close()
-				c := checks[0]
-				t.Logf("pacing %-14s %5.0f rps run %d: sent %d of %d, lag p50 %v p99 %v max %v, cpu %.1f%% of a core, valid %v %q",
-					name, rate, run+1, c.Sent, c.Scheduled, c.LagP50, c.LagP99, c.LagMax, 100*cpu.Seconds()/wall.Seconds(), c.Valid, c.Reasons)
 			}
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -113,7 +112,7 @@ const resultBuffer = 8 << 10
 type attackRun struct {
 	Attack
 	attacker  *vegeta.Attacker
-	transport *http.Transport
+	transport idleCloser
 	pacer     *boundedPacer
 	sent      atomic.Uint64
 	done      atomic.Uint64
@@ -196,23 +195,12 @@ func Start(ctx context.Context, attacks []Attack, duration time.Duration, opts .
 
 	r := &Run{duration: duration, opts: o, done: make(chan struct{})}
 	for _, a := range attacks {
-		// The run owns its transport so that it can close the idle connections at the end
-		// (vegeta's Attacker keeps them open forever). No proxy: the load goes to the URL given.
-		tr := &http.Transport{
-			DialContext:         (&net.Dialer{KeepAlive: 30 * time.Second}).DialContext,
-			MaxIdleConnsPerHost: o.connections,
-			DisableKeepAlives:   !o.keepAlive,
-		}
+		client, tr := newClient(o)
 		ar := &attackRun{
 			Attack:    a,
 			transport: tr,
 			attacker: vegeta.NewAttacker(
-				vegeta.Client(&http.Client{
-					Transport: tr,
-					Timeout:   o.timeout,
-					// Redirects are results, not followed.
-					CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-				}),
+				vegeta.Client(client),
 				vegeta.MaxWorkers(o.maxWorkers),
 				vegeta.Workers(initialWorkers(peakRate(a.Pacer), o.maxWorkers)),
 				vegeta.MaxBody(maxBody),
