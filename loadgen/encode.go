@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
@@ -80,36 +81,50 @@ func appendResult(dst []byte, r *vegeta.Result) ([]byte, error) {
 	return append(dst, '}', '\n'), nil
 }
 
+// header is one key of Result.Headers with its values.
+type header struct {
+	key    string
+	values []string
+}
+
 // appendHeaders appends r.Headers as an object whose keys are in sorted order.
 func appendHeaders(dst []byte, r *vegeta.Result) []byte {
 	h := r.Headers
 	if h == nil {
 		return append(dst, "null"...)
 	}
-	// Sorting on the stack: a stored result has six keys at most.
-	var small [8]string
-	keys := small[:0]
+	// Sorted on the stack (a stored result has six keys at most), keys with their values so that
+	// the map is read once.
+	var small [8]header
+	hs := small[:0]
 	if len(h) > len(small) {
-		keys = make([]string, 0, len(h))
+		hs = make([]header, 0, len(h))
 	}
-	for k := range h {
-		keys = append(keys, k)
+	for k, vs := range h {
+		hs = append(hs, header{k, vs})
 	}
-	slices.Sort(keys)
+	if len(hs) > len(small) {
+		slices.SortFunc(hs, func(a, b header) int { return strings.Compare(a.key, b.key) })
+	} else {
+		for i := 1; i < len(hs); i++ { // insertion sort: the fastest for a few keys
+			for j := i; j > 0 && hs[j].key < hs[j-1].key; j-- {
+				hs[j], hs[j-1] = hs[j-1], hs[j]
+			}
+		}
+	}
 	dst = append(dst, '{')
-	for i, k := range keys {
+	for i, kv := range hs {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendString(dst, k)
+		dst = appendString(dst, kv.key)
 		dst = append(dst, ':')
-		vs := h[k]
-		if vs == nil {
+		if kv.values == nil {
 			dst = append(dst, "null"...)
 			continue
 		}
 		dst = append(dst, '[')
-		for j, v := range vs {
+		for j, v := range kv.values {
 			if j > 0 {
 				dst = append(dst, ',')
 			}

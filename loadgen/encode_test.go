@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"io"
 	"math"
 	"math/rand"
 	"net/http"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -551,4 +553,35 @@ func FuzzAppendResult(f *testing.F) {
 		}
 		checkLikeVegeta(t, r)
 	})
+}
+
+// BenchmarkEncodeResult compares vegeta's JSON encoder with resultWriter (appendResult) on
+// results as record leaves them, each writing through a bufio.Writer to io.Discard as drain does.
+func BenchmarkEncodeResult(b *testing.B) {
+	encoders := []struct {
+		name string
+		new  func(*bufio.Writer) func(*vegeta.Result) error
+	}{
+		{"vegeta", func(w *bufio.Writer) func(*vegeta.Result) error { return vegeta.NewJSONEncoder(w) }},
+		{"appendResult", func(w *bufio.Writer) func(*vegeta.Result) error { return (&resultWriter{w: w}).write }},
+	}
+	for _, code := range []uint16{200, 503} {
+		r := typicalResult(code)
+		line, err := appendResult(nil, r)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, e := range encoders {
+			b.Run(e.name+"/"+strconv.Itoa(int(code)), func(b *testing.B) {
+				enc := e.new(bufio.NewWriterSize(io.Discard, resultBuffer))
+				b.SetBytes(int64(len(line)))
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := enc(r); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
 }
