@@ -27,9 +27,10 @@ type Attack struct {
 	URL string
 	// Pacer schedules the sends. Its rate must be in (0, MaxRate].
 	Pacer Pacer
-	// Out receives every result as one vegeta JSON line (vegeta.NewJSONEncoder). Writes are
-	// buffered and flushed before Wait returns; if Out has a Flush() error method it is called
-	// then too. The caller owns Out and closes it after Wait.
+	// Out receives every result as one vegeta JSON line, as vegeta.NewJSONEncoder writes it but
+	// with the header keys in sorted order (appendResult). Writes are buffered and flushed
+	// before Wait returns; if Out has a Flush() error method it is called then too. The caller
+	// owns Out and closes it after Wait.
 	Out io.Writer
 }
 
@@ -126,6 +127,9 @@ type attackRun struct {
 	codes    map[uint16]uint64
 	classes  map[string]uint64
 	writeErr error
+	// The reduced headers of the result being written, reused for every result (see record).
+	headers                    http.Header
+	scheduledValue, classValue [1]string
 }
 
 // boundedPacer stops the attack once every hit due within the duration was sent, and records
@@ -444,13 +448,14 @@ type flusher interface{ Flush() error }
 // vegeta closes the channel (every worker done).
 func (a *attackRun) drain(r *Run, results <-chan *vegeta.Result) {
 	bw := bufio.NewWriterSize(a.Out, resultBuffer)
-	enc := vegeta.NewJSONEncoder(bw)
+	enc := resultWriter{w: bw}
 	for res := range results {
 		a.record(r, res)
 		if a.writeErr != nil {
 			continue // keep draining so vegeta's workers can finish
 		}
-		if err := enc.Encode(res); err != nil {
+		// res is written before the next result is recorded, and dropped: record relies on it.
+		if err := enc.write(res); err != nil {
 			a.writeErr = fmt.Errorf("write results of %s: %w", a.Name, err)
 			r.stop(stopWrite)
 		}
@@ -482,14 +487,27 @@ func (a *attackRun) record(r *Run, res *vegeta.Result) {
 	a.lag.add(lag)
 
 	class := r.opts.classify(int(res.Code), res.Headers, res.Error)
-	h := make(http.Header, len(outcome.KeptHeaders)+2)
+	// One header map and one pair of value slices serve every result of the attack, instead of
+	// a fresh map per result. That is safe because the reduced headers live no longer than the
+	// line they are written to: drain writes each result (appendResult reads the map and copies
+	// out the bytes) before it records the next one, and keeps no reference to it; vegeta made
+	// res for this send alone and never touches it after handing it over; classify saw the
+	// response's own headers above, not this map; and nothing else in the package reads results.
+	h := a.headers
+	if h == nil {
+		h = make(http.Header, len(outcome.KeptHeaders)+2)
+		a.headers = h
+	}
+	clear(h)
 	for _, k := range outcome.KeptHeaders {
 		if v := res.Headers[k]; len(v) > 0 {
 			h[k] = v
 		}
 	}
-	h[outcome.HeaderScheduled] = []string{strconv.FormatInt(int64(scheduled), 10)}
-	h[outcome.HeaderClass] = []string{class}
+	a.scheduledValue[0] = strconv.FormatInt(int64(scheduled), 10)
+	a.classValue[0] = class
+	h[outcome.HeaderScheduled] = a.scheduledValue[:]
+	h[outcome.HeaderClass] = a.classValue[:]
 	res.Headers = h
 	res.Body = nil
 
