@@ -33,8 +33,11 @@ import (
 // vegeta's own line for a Result with two or more header keys differs from run to run. appendResult
 // writes the keys sorted by byte order instead (deterministic, and one of the orders vegeta may
 // write). So the line is byte-identical to vegeta's for a Result with at most one header key;
-// with more keys it is byte-identical to vegeta's line once vegeta's keys are put in sorted order;
-// in every case vegeta's JSON decoder reads it back to a Result deeply equal to r.
+// with more keys it is byte-identical to vegeta's line once vegeta's keys are put in sorted order,
+// and vegeta's JSON decoder reads both lines to the same Result. That Result equals r when r's
+// strings are valid UTF-8 (each bad byte reads back as U+FFFD, so two bad header keys may even
+// collide) and its zone offset is whole minutes (RFC 3339 drops an offset's seconds), the
+// timestamp compared as an instant; nil and empty stay apart for body, headers and values.
 //
 // The only error is a timestamp that RFC 3339 cannot hold (year outside [0,9999], or a zone
 // offset of 24 hours or more): then appendResult returns dst unchanged and the error vegeta's
