@@ -28,6 +28,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -44,6 +45,8 @@ type Transport struct {
 
 	mu   sync.Mutex
 	idle map[string][]*conn // per host:port, the most recently used last
+
+	dials atomic.Uint64
 }
 
 // Options configure New.
@@ -159,6 +162,7 @@ func (t *Transport) conn(ctx context.Context, addr string, deadline time.Time, a
 	}
 	d := t.dialer
 	d.Deadline = deadline
+	t.dials.Add(1)
 	nc, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return nil, false, err
@@ -370,6 +374,10 @@ func (t *Transport) CloseIdleConnections() {
 	}
 	t.fallback.CloseIdleConnections()
 }
+
+// Dials returns how many connections RoundTrip has dialed (or tried to), requests sent through
+// net/http not counted.
+func (t *Transport) Dials() uint64 { return t.dials.Load() }
 
 // hostPort returns host with port 80 when it has none.
 func hostPort(host string) string {

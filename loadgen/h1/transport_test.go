@@ -119,6 +119,9 @@ func TestResponsesOfEveryFramingArriveWholeOnOneConnection(t *testing.T) {
 	if n := conns.Load(); n != 1 {
 		t.Errorf("sequential requests used %d connections, want 1 (keep-alive)", n)
 	}
+	if n := tr.Dials(); n != 1 {
+		t.Errorf("the transport counted %d dials, want 1", n)
+	}
 }
 
 func TestHeadResponseHasNoBody(t *testing.T) {
