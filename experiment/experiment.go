@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bulkheadlab/bulkhead/attack"
 	"github.com/bulkheadlab/bulkhead/claim"
 	"github.com/bulkheadlab/bulkhead/faults"
 	"github.com/bulkheadlab/bulkhead/faults/proxy"
@@ -29,9 +30,9 @@ import (
 // DefaultResultsRoot is where run folders go unless told otherwise.
 const DefaultResultsRoot = "results"
 
-// StartErrorFile is written into a configuration's folder when its dependencies, proxies or
-// target could not be started: the error, naming the part and its address.
-const StartErrorFile = "start-error.txt"
+// StartErrorFile is written into a configuration's folder when its dependencies, proxies,
+// target or load could not be started, or the run was interrupted meanwhile (rundir's).
+const StartErrorFile = rundir.StartErrorFile
 
 // ErrInterrupted is returned (wrapped) when the run was stopped before its time line ended. The
 // run folder is still complete and marked partial.
@@ -515,6 +516,8 @@ func execute(ctx context.Context, p *Plan, dir string, parallel int, opts Option
 	lr, lrec, err := startLoad(ctx, p, dir, b.target.URL(), opts.Load, out, lopts, opts)
 	if err != nil {
 		if ctx.Err() != nil { // interrupted while starting: not a failure of this configuration
+			// The folder exists but nothing was measured in it; it says so, as after a failed start.
+			_ = os.WriteFile(filepath.Join(dir, StartErrorFile), []byte("interrupted before the load started\n"), 0o644)
 			return nil, fmt.Errorf("%w: %v", ErrInterrupted, context.Cause(ctx))
 		}
 		_ = os.WriteFile(filepath.Join(dir, StartErrorFile), []byte(err.Error()+"\n"), 0o644)
@@ -541,6 +544,9 @@ func execute(ctx context.Context, p *Plan, dir string, parallel int, opts Option
 	checks, runErr, faultErr := runTimeLine(ctx, lr, b, m, p.SampleEvery, out.resources)
 	if checks == nil && runErr != nil && m.Load.Layout == LoadProcess {
 		m.Load.Error = runErr.Error() // the child ended without its checks
+	}
+	if pr, ok := lr.(*attack.Process); ok {
+		m.Load.PeakRSS = pr.PeakRSS()
 	}
 	live.end(checkLines(p.Folder, checks))
 	m.Ended = time.Now()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -162,6 +163,13 @@ func TestRunInterruptedLeavesPartialResults(t *testing.T) {
 					continue // never started
 				}
 				started++
+				// Interrupted while it was starting: the folder says so instead of a manifest.
+				if b, err := os.ReadFile(filepath.Join(res.Dir, name, experiment.StartErrorFile)); err == nil {
+					if !strings.Contains(string(b), "interrupted") {
+						t.Errorf("%s: %s says %q; want that it was interrupted", name, experiment.StartErrorFile, b)
+					}
+					continue
+				}
 				m := readManifest(t, filepath.Join(res.Dir, name))
 				if !m.Partial || m.Valid || m.State != rundir.StateInterrupted {
 					t.Errorf("%s manifest: partial %v valid %v state %q; want partial, not valid, interrupted", name, m.Partial, m.Valid, m.State)

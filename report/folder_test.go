@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -118,13 +120,14 @@ func TestFolderStates(t *testing.T) {
 		damage  func(t *testing.T, dir string)
 		valid   bool
 		missing []string
+		reason  string // in the folder's reasons, when given
 	}{
-		{"complete", func(*testing.T, string) {}, true, nil},
+		{"complete", func(*testing.T, string) {}, true, nil, ""},
 		{"second configuration killed before its manifest", func(t *testing.T, dir string) {
 			if err := os.Remove(filepath.Join(dir, "split", rundir.ManifestFile)); err != nil {
 				t.Fatal(err)
 			}
-		}, false, []string{"split"}},
+		}, false, []string{"split"}, ""},
 		{"second configuration cut off: its manifest still says running", func(t *testing.T, dir string) {
 			path := filepath.Join(dir, "split", rundir.ManifestFile)
 			var m rundir.Manifest
@@ -135,12 +138,26 @@ func TestFolderStates(t *testing.T) {
 			if err := rundir.WriteJSON(path, m); err != nil {
 				t.Fatal(err)
 			}
-		}, false, []string{"split"}},
+		}, false, []string{"split"}, ""},
+		{"second configuration interrupted while starting: its start error, raw files still empty", func(t *testing.T, dir string) {
+			if err := os.Remove(filepath.Join(dir, "split", rundir.ManifestFile)); err != nil {
+				t.Fatal(err)
+			}
+			raws, _ := filepath.Glob(filepath.Join(dir, "split", rundir.RawDir, "*"))
+			for _, r := range raws {
+				if err := os.Truncate(r, 0); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.WriteFile(filepath.Join(dir, "split", rundir.StartErrorFile), []byte("interrupted before the load started\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, false, []string{"split"}, "split: not started: interrupted before the load started"},
 		{"second configuration never started", func(t *testing.T, dir string) {
 			if err := os.RemoveAll(filepath.Join(dir, "split")); err != nil {
 				t.Fatal(err)
 			}
-		}, false, []string{"split"}},
+		}, false, []string{"split"}, ""},
 		{"killed in the first configuration: no run.json, no manifest, raw files", func(t *testing.T, dir string) {
 			for _, f := range []string{rundir.RunFile, filepath.Join("shared", rundir.ManifestFile)} {
 				if err := os.Remove(filepath.Join(dir, f)); err != nil {
@@ -150,12 +167,12 @@ func TestFolderStates(t *testing.T) {
 			if err := os.RemoveAll(filepath.Join(dir, "split")); err != nil {
 				t.Fatal(err)
 			}
-		}, false, []string{"shared"}},
+		}, false, []string{"shared"}, ""},
 		{"failed before the first request: run.json without configurations", func(t *testing.T, dir string) {
 			if err := rundir.WriteJSON(filepath.Join(dir, rundir.RunFile), rundir.Run{Scenario: "x"}); err != nil {
 				t.Fatal(err)
 			}
-		}, false, nil},
+		}, false, nil, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -173,6 +190,9 @@ func TestFolderStates(t *testing.T) {
 			}
 			if !tt.valid && len(s.Invalid) == 0 {
 				t.Error("an invalid folder without a reason")
+			}
+			if tt.reason != "" && !slices.ContainsFunc(s.Invalid, func(r string) bool { return strings.Contains(r, tt.reason) }) {
+				t.Errorf("reasons %q; want one saying %q", s.Invalid, tt.reason)
 			}
 		})
 	}

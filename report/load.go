@@ -382,6 +382,10 @@ func missingConfiguration(runDir, name string) (string, error) {
 	if _, err := os.Stat(dir); err != nil {
 		return "missing: no folder (the run stopped before this configuration started)", nil
 	}
+	if b, err := os.ReadFile(filepath.Join(dir, rundir.StartErrorFile)); err == nil {
+		why, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+		return "not started: " + why, nil
+	}
 	raws, _ := filepath.Glob(filepath.Join(dir, rundir.RawDir, "*"))
 	if len(raws) == 0 {
 		return "missing: no manifest and no raw results (the run stopped while this configuration was starting)", nil

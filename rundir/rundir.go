@@ -19,13 +19,17 @@ const (
 	// ClaimsFile holds the claims the run is judged by, as run (after command-line overrides).
 	ClaimsFile = "claims.json"
 	// RolesFile holds the roles the scenario declared (its roles: block), when it declared any.
-	RolesFile     = "roles.json"
-	ManifestFile  = "manifest.json"
-	RawDir        = "raw"
-	ResourcesFile = "resources.csv"
-	SummaryFile   = "summary.json"
-	ReportFile    = "report.md"
-	PlotsDir      = "plots"
+	RolesFile    = "roles.json"
+	ManifestFile = "manifest.json"
+	// StartErrorFile says why nothing was measured in a configuration folder: its dependencies,
+	// proxies, target or load generator could not be started (the error, naming the part and its
+	// address), or the run was interrupted while it was starting.
+	StartErrorFile = "start-error.txt"
+	RawDir         = "raw"
+	ResourcesFile  = "resources.csv"
+	SummaryFile    = "summary.json"
+	ReportFile     = "report.md"
+	PlotsDir       = "plots"
 )
 
 // ResourceCSVHeader is the header row of resources.csv: one row per resource per sample, so any
@@ -138,11 +142,16 @@ type Load struct {
 	// Command, PID, Spec and Logs (child process only): its command line and process id, its
 	// spec file and its stdout and stderr logs, relative to the configuration folder.
 	Command []string `json:"command,omitempty"`
-	PID     int      `json:"pid,omitempty"`
-	Spec    string   `json:"spec,omitempty"`
-	Logs    []string `json:"logs,omitempty"`
+	// Env (child process only) is what the runner added to the child's environment.
+	Env  []string `json:"env,omitempty"`
+	PID  int      `json:"pid,omitempty"`
+	Spec string   `json:"spec,omitempty"`
+	Logs []string `json:"logs,omitempty"`
 	// Error is how the child process ended when it ended without its checks.
 	Error string `json:"error,omitempty"`
+	// PeakRSS (child process only) is the child's peak resident set size in bytes, which the
+	// runner's own does not include (0: not known).
+	PeakRSS int64 `json:"peak_rss_bytes,omitempty"`
 }
 
 // Target kinds (Target.Kind).
