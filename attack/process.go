@@ -55,6 +55,7 @@ type Process struct {
 	waitOnce sync.Once
 	checks   []loadgen.Check
 	pooled   loadgen.Check
+	peakRSS  int64
 	err      error
 }
 
@@ -219,7 +220,7 @@ func (p *Process) Wait() ([]loadgen.Check, error) {
 			}
 			return
 		}
-		p.checks = done.Checks
+		p.checks, p.peakRSS = done.Checks, done.PeakRSS
 		if done.Pooled != nil {
 			p.pooled = *done.Pooled
 		}
@@ -229,6 +230,10 @@ func (p *Process) Wait() ([]loadgen.Check, error) {
 	})
 	return p.checks, p.err
 }
+
+// PeakRSS returns the child's peak resident set size in bytes, from its done event; 0 when the
+// child ended without its checks or the system does not say. Call it after Wait returned.
+func (p *Process) PeakRSS() int64 { return p.peakRSS }
 
 // trimRaw cuts every raw file after its last complete line.
 func (p *Process) trimRaw() error {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -143,6 +144,10 @@ func TestProcessRunsTheLoad(t *testing.T) {
 	if pooled := p.Pooled(); pooled.Name != "all" || pooled.Sent != checks[0].Sent+checks[1].Sent {
 		t.Errorf("pooled %+v; want the sum of both", pooled)
 	}
+	// A Go program's resident set is megabytes; the child reports its own, in bytes.
+	if rss := p.PeakRSS(); runtime.GOOS == "linux" && (rss < 1<<20 || rss > 1<<30) {
+		t.Errorf("PeakRSS = %d bytes; want the child's peak resident set, 1 MiB to 1 GiB", rss)
+	}
 	for _, f := range []string{SpecFile, StdoutFile, StderrFile} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("%s: %v", f, err)
@@ -202,6 +207,9 @@ func TestProcessKilled(t *testing.T) {
 	checks, err := p.Wait()
 	if checks != nil || err == nil {
 		t.Fatalf("Wait = %v, %v; want no checks and an error", checks, err)
+	}
+	if rss := p.PeakRSS(); rss != 0 {
+		t.Errorf("PeakRSS = %d of a child that never sent its checks; want 0 (not known)", rss)
 	}
 	for _, want := range []string{"configuration shared-r1: load generator", " attack ", SpecFile, "killed", "bulkhead attack: configuration shared-r1"} {
 		if !strings.Contains(err.Error(), want) {

@@ -90,7 +90,7 @@ func Serve(ctx context.Context, specPath string, events, log io.Writer) error {
 		case w := <-done:
 			lost := errors.Join(w.err, closeAll())
 			pooled := lr.Pooled()
-			e := Event{Type: EventDone, Checks: w.checks, Pooled: &pooled}
+			e := Event{Type: EventDone, Checks: w.checks, Pooled: &pooled, PeakRSS: peakRSS()}
 			if lost != nil {
 				e.Error = lost.Error()
 			}

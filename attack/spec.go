@@ -156,6 +156,9 @@ type Event struct {
 	Checks []loadgen.Check `json:"checks,omitempty"`
 	Pooled *loadgen.Check  `json:"pooled,omitempty"`
 	Error  string          `json:"error,omitempty"`
+	// PeakRSS (done) is the child's peak resident set size in bytes (0 where the system does
+	// not say): the runner's own peak does not include it.
+	PeakRSS int64 `json:"peak_rss_bytes,omitempty"`
 }
 
 // Event types.

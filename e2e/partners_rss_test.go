@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -30,8 +31,10 @@ import (
 //
 //	BULKHEAD_PARTNERS_RSS=1 go test -run FigurePartnersPeakRSS -v -timeout 10m ./e2e
 //
-// The peak is the child's maximum resident set size (getrusage, VmHWM), so it covers the whole
-// command: the runs and the report built after them.
+// Two peaks: the largest single process's maximum resident set size (getrusage; the runner's, as
+// it turns out), and the largest sum of the resident sets of the runner and every process under
+// it, sampled, since each configuration's load generator is a child process with memory of its
+// own. Both cover the whole command: the runs and the report built after them.
 func TestFigurePartnersPeakRSS(t *testing.T) {
 	if os.Getenv("BULKHEAD_PARTNERS_RSS") == "" {
 		t.Skip("set BULKHEAD_PARTNERS_RSS=1 to measure")
@@ -57,8 +60,13 @@ func TestFigurePartnersPeakRSS(t *testing.T) {
 		var stdout bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stdout
 		began := time.Now()
-		err := cmd.Run()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		treePeak := sampleTreeRSS(cmd.Process.Pid)
+		err := cmd.Wait()
 		took := time.Since(began)
+		tree := <-treePeak
 		var exit *exec.ExitError
 		if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 99) {
 			t.Fatalf("%s: %v\n%s", label, err, lastBytes(stdout.String(), 2000))
@@ -68,7 +76,8 @@ func TestFigurePartnersPeakRSS(t *testing.T) {
 		if ru != nil {
 			peakMB = float64(ru.Maxrss) / 1024 // KB on Linux
 		}
-		t.Logf("%s: peak RSS %.0f MB, %v wall, exit %d", label, peakMB, took.Round(100*time.Millisecond), cmd.ProcessState.ExitCode())
+		t.Logf("%s: peak RSS %.0f MB of the largest process; %.0f MB of the runner and its children together (sampled every %v); %v wall, exit %d",
+			label, peakMB, float64(tree)/(1<<20), treeSampleEvery, took.Round(100*time.Millisecond), cmd.ProcessState.ExitCode())
 		runs, _ := filepath.Glob(filepath.Join(out, "*-partners"))
 		if len(runs) != 1 {
 			t.Fatalf("%s: want one run folder in %s, got %v", label, out, runs)
@@ -92,6 +101,10 @@ func TestFigurePartnersPeakRSS(t *testing.T) {
 			if err := rundir.ReadJSON(f, &m); err != nil {
 				t.Fatal(err)
 			}
+			var child int64
+			if m.Load != nil {
+				child = m.Load.PeakRSS
+			}
 			var dense []string
 			var skew time.Duration
 			for _, e := range m.Endpoints {
@@ -105,11 +118,69 @@ func TestFigurePartnersPeakRSS(t *testing.T) {
 				line = fmt.Sprintf(", goroutines mean %.0f (max %d), stacks max %.1f MB, heap max %.1f MB",
 					mm.GoroutinesMean, mm.GoroutinesMax, float64(mm.StackBytesMax)/(1<<20), float64(mm.HeapBytesMax)/(1<<20))
 			}
-			t.Logf("  %s: valid %v %s, send-lag p99 %s (limit %v), largest start skew of %d attacks %v%s",
-				m.Configuration, m.Valid, strings.Join(m.Invalid, "; "), strings.Join(dense, ", "), m.LagLimit, len(m.Endpoints), skew.Round(10*time.Microsecond), line)
+			t.Logf("  %s: valid %v %s, send-lag p99 %s (limit %v), largest start skew of %d attacks %v%s, load generator peak RSS %.0f MB",
+				m.Configuration, m.Valid, strings.Join(m.Invalid, "; "), strings.Join(dense, ", "), m.LagLimit, len(m.Endpoints), skew.Round(10*time.Microsecond), line, float64(child)/(1<<20))
 		}
 	}
 }
 
 // lastBytes returns the last n bytes of s (all of s when shorter).
 func lastBytes(s string, n int) string { return s[max(len(s)-n, 0):] }
+
+// treeSampleEvery is how often sampleTreeRSS adds up the process tree's resident memory.
+const treeSampleEvery = 50 * time.Millisecond
+
+// sampleTreeRSS adds up the resident memory of pid and every process descended from it every
+// treeSampleEvery until pid is gone, and then sends the largest sum in bytes. (getrusage gives
+// only the largest single process: the load generators are children with their own peaks.)
+func sampleTreeRSS(pid int) <-chan int64 {
+	peak := make(chan int64, 1)
+	page := int64(os.Getpagesize())
+	go func() {
+		var most int64
+		defer func() { peak <- most }()
+		for {
+			parents := map[int]int{}
+			resident := map[int]int64{}
+			entries, _ := os.ReadDir("/proc")
+			for _, e := range entries {
+				p, err := strconv.Atoi(e.Name())
+				if err != nil {
+					continue
+				}
+				stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+				if err != nil {
+					continue
+				}
+				// The fields after the command's closing parenthesis: state, ppid, ...
+				f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+				statm, err := os.ReadFile(filepath.Join("/proc", e.Name(), "statm"))
+				if err != nil || len(f) < 2 {
+					continue
+				}
+				m := strings.Fields(string(statm))
+				if len(m) < 2 {
+					continue
+				}
+				parents[p], _ = strconv.Atoi(f[1])
+				pages, _ := strconv.ParseInt(m[1], 10, 64)
+				resident[p] = pages * page
+			}
+			if _, alive := resident[pid]; !alive {
+				return
+			}
+			var sum int64
+			for p, rss := range resident {
+				for q := p; q > 1; q = parents[q] {
+					if q == pid {
+						sum += rss
+						break
+					}
+				}
+			}
+			most = max(most, sum)
+			time.Sleep(treeSampleEvery)
+		}
+	}()
+	return peak
+}

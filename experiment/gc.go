@@ -13,7 +13,8 @@ import "runtime/debug"
 // What it costs and changes: more frequent collections (walmart's send-lag p99 1.9-2.4 ms
 // against 0.7-1.0 ms in the same measurement, under the scenario's 10 ms bound), and lower
 // heap figures in resources.csv than Go's default would show. The live heap is the same, both
-// configurations run under the same setting, and run.json records it.
+// configurations run under the same setting, and run.json records it. A load generator child
+// process gets the same setting through its environment (GOGC).
 const (
 	// manyDependencies is the number of dependencies from which a run collects garbage at
 	// leanGCPercent.

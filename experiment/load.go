@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -81,15 +82,26 @@ func startLoad(ctx context.Context, p *Plan, dir, base, layout string, out *outp
 		}
 	}
 	name := "configuration " + p.Folder + ": load generator"
-	pr, err := attack.Start(ctx, spec, attack.Options{Name: name, Argv: []string{exe, "attack"}, Dir: dir})
+	env := childEnv(p, os.Getenv)
+	pr, err := attack.Start(ctx, spec, attack.Options{Name: name, Argv: []string{exe, "attack"}, Env: env, Dir: dir})
 	if err != nil {
 		return nil, nil, err
 	}
-	rec := &rundir.Load{Layout: LoadProcess, Command: pr.Argv(), PID: pr.Pid(), Spec: attack.SpecFile,
+	rec := &rundir.Load{Layout: LoadProcess, Command: pr.Argv(), Env: env, PID: pr.Pid(), Spec: attack.SpecFile,
 		Logs: []string{attack.StdoutFile, attack.StderrFile}}
 	// The command is recorded relative to the configuration folder where it lies inside it.
 	if rel, err := filepath.Rel(dir, rec.Command[len(rec.Command)-1]); err == nil && !strings.HasPrefix(rel, "..") {
 		rec.Command[len(rec.Command)-1] = rel
 	}
 	return pr, rec, nil
+}
+
+// childEnv is what a load generator child of p gets added to its environment: the runner's
+// garbage collection setting (gc.go), which a child does not inherit (with hundreds of attacks
+// its heap is mostly the requests in flight).
+func childEnv(p *Plan, env func(string) string) []string {
+	if pct := gcPercentFor([]*Plan{p}, env); pct > 0 {
+		return []string{"GOGC=" + strconv.Itoa(pct)}
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -73,6 +74,9 @@ func TestRunWithLoadInAChildProcess(t *testing.T) {
 		m := readManifest(t, dir)
 		if m.Load == nil || m.Load.Layout != rundir.LoadProcess || m.Load.PID <= 0 || m.Load.Spec != attack.SpecFile || len(m.Load.Command) < 3 || m.Load.Command[1] != "attack" {
 			t.Errorf("%s: manifest load %+v; want the child's command, pid, spec and logs", name, m.Load)
+		}
+		if m.Load != nil && runtime.GOOS == "linux" && m.Load.PeakRSS < 1<<20 {
+			t.Errorf("%s: manifest load peak RSS %d bytes; want the child's (megabytes)", name, m.Load.PeakRSS)
 		}
 		for _, f := range []string{attack.SpecFile, attack.StdoutFile, attack.StderrFile} {
 			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {

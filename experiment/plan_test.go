@@ -3,6 +3,8 @@ package experiment
 import (
 	"fmt"
 	"runtime/debug"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -303,6 +305,38 @@ func TestGCPercentFor(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := gcPercentFor(tt.plans, tt.env); got != tt.want {
 				t.Errorf("gcPercentFor = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+// A load generator child runs at the runner's garbage collection setting, which it would not
+// inherit: GOGC in its environment exactly when the runner sets one.
+func TestChildEnvCarriesTheGCSetting(t *testing.T) {
+	noEnv := func(string) string { return "" }
+	gogc := func(k string) string {
+		if k == "GOGC" {
+			return "200"
+		}
+		return ""
+	}
+	for _, tt := range []struct {
+		name     string
+		scenario string
+		env      func(string) string
+		want     []string
+	}{
+		{"partners (500 dependencies)", "partners", noEnv, []string{"GOGC=" + strconv.Itoa(leanGCPercent)}},
+		{"partners, GOGC set: inherited as it is", "partners", gogc, nil},
+		{"hypothesis (2 dependencies)", "hypothesis", noEnv, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			plans, err := Plans(open(t, tt.scenario), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := childEnv(plans[0], tt.env); !slices.Equal(got, tt.want) {
+				t.Errorf("childEnv = %q, want %q", got, tt.want)
 			}
 		})
 	}
