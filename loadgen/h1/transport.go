@@ -102,12 +102,12 @@ func handles(req *http.Request) bool {
 
 // RoundTrip sends req and returns its response, whose Body reads from the connection in the
 // caller's goroutine. It blocks until the response headers arrive, the timeout passes or
-// req's context is done (the context bounds the headers; the timeout bounds the body too). Closing the Body returns the connection to the pool when the body was
-// read to its end and both sides allow keep-alive; otherwise the connection is closed.
+// req's context is done (the context bounds the headers; the timeout bounds the body too).
+// Closing the Body returns the connection to the pool when the body was read to its end and both
+// sides allow keep-alive; otherwise the connection is closed.
 //
-// Like net/http, a request that fails on a reused connection before any byte of the response
-// arrived (the server closed the idle connection) is sent again on another one: loads are GETs,
-// idempotent by definition.
+// Like net/http, an idempotent request that fails on a reused connection before any byte of the
+// response arrived (the server closed the idle connection) is sent again on another one.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if !handles(req) {
 		return t.fallback.RoundTrip(req)
@@ -131,10 +131,10 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return resp, nil
 		}
 		c.nc.Close()
-		if !reused || !retryable(err) || ctx.Err() != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if !reused || !retryable(req, err) {
 			var nr nothingRead
 			if errors.As(err, &nr) {
 				err = nr.err
@@ -212,10 +212,20 @@ type nothingRead struct{ err error }
 func (e nothingRead) Error() string { return e.err.Error() }
 func (e nothingRead) Unwrap() error { return e.err }
 
-// retryable reports whether a failed exchange on a reused connection may be sent again: the
-// server closed the connection before it read the request (write failed, or EOF or a reset
-// before any response byte). A timeout is not retried.
-func retryable(err error) bool {
+// retryable reports whether req, whose exchange failed on a reused connection, may be sent
+// again: it is idempotent (as net/http judges: GET, HEAD, OPTIONS, TRACE, or an idempotency key)
+// and the server closed the connection before it read the request (write failed, or EOF or a
+// reset before any response byte). A timeout is not retried.
+func retryable(req *http.Request, err error) bool {
+	switch req.Method {
+	case "", http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace:
+	default:
+		if _, ok := req.Header["Idempotency-Key"]; !ok {
+			if _, ok := req.Header["X-Idempotency-Key"]; !ok {
+				return false
+			}
+		}
+	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
 		return false
@@ -254,11 +264,26 @@ func (t *Transport) writeRequest(w *bufio.Writer, req *http.Request) error {
 	if _, ok := req.Header["User-Agent"]; !ok {
 		w.WriteString("User-Agent: Go-http-client/1.1\r\n")
 	}
-	for k, vs := range req.Header {
-		if k == "Host" || k == "Content-Length" || k == "Transfer-Encoding" || k == "Trailer" || (k == "User-Agent" && len(vs) > 0 && vs[0] == "") {
+	if err := writeHeader(w, req.Header); err != nil {
+		return err
+	}
+	if t.noKeep || req.Close {
+		w.WriteString("Connection: close\r\n")
+	}
+	_, err := w.WriteString("\r\n")
+	return err
+}
+
+// writeHeader writes h's fields but those the request line and the framing own (Host,
+// Content-Length, Transfer-Encoding, Trailer) and a User-Agent set empty, which means none.
+func writeHeader(w *bufio.Writer, h http.Header) error {
+	for k, vs := range h {
+		switch {
+		case k == "Host", k == "Content-Length", k == "Transfer-Encoding", k == "Trailer":
 			continue
-		}
-		if !validToken(k) {
+		case k == "User-Agent" && len(vs) > 0 && vs[0] == "":
+			continue
+		case !validToken(k):
 			return fmt.Errorf("net/http: invalid header field name %q", k)
 		}
 		for _, v := range vs {
@@ -271,11 +296,7 @@ func (t *Transport) writeRequest(w *bufio.Writer, req *http.Request) error {
 			w.WriteString("\r\n")
 		}
 	}
-	if t.noKeep || req.Close {
-		w.WriteString("Connection: close\r\n")
-	}
-	_, err := w.WriteString("\r\n")
-	return err
+	return nil
 }
 
 // validToken reports whether s is an RFC 9110 token (a method or header name).

@@ -284,6 +284,29 @@ func TestRequestOnAnIdleConnectionTheServerClosedIsSentAgain(t *testing.T) {
 	}
 }
 
+func TestANonIdempotentRequestIsNotSentAgain(t *testing.T) {
+	var accepted atomic.Int64
+	url := rawServer(t, func(c net.Conn) {
+		accepted.Add(1)
+		if readRequest(bufio.NewReader(c)) {
+			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+		}
+	})
+	c := client(New(Options{Timeout: 5 * time.Second}))
+	if _, _, err := get(t, c, url); err != nil {
+		t.Fatal(err)
+	}
+	// The connection is pooled; the server has closed it. A DELETE on it fails, as with net/http.
+	req, _ := http.NewRequest(http.MethodDelete, url, nil)
+	if resp, err := c.Do(req); err == nil {
+		resp.Body.Close()
+		t.Fatalf("DELETE on a connection the server closed succeeded; want the error, not a resend")
+	}
+	if n := accepted.Load(); n != 1 {
+		t.Errorf("the server accepted %d connections, want 1 (the DELETE not resent)", n)
+	}
+}
+
 // failures are servers that fail in each way the load generator classifies. Each returns the
 // URL to GET.
 var failures = []struct {
