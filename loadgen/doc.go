@@ -38,7 +38,7 @@
 // and response between the worker and a reader and a writer goroutine per connection, and
 // http.Client's timeout adds a timer and a goroutine per request. h1's exchange takes about 30%
 // less time and half the allocations (h1's BenchmarkExchange), and a load generator on one core
-// 6-15% less CPU at 2,000-8,000 sends/s (the pacing figure). h1 sends anything but a bodiless
+// 5-16% less CPU at 2,000-8,000 sends/s (the pacing figure). h1 sends anything but a bodiless
 // plain-http request through net/http, and its errors read like net/http's, so Classify gives
 // the same classes.
 //
