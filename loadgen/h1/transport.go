@@ -64,7 +64,7 @@ type Options struct {
 }
 
 // New returns a Transport with the options; requests it does not handle go to a net/http
-// Transport configured alike.
+// Transport configured alike, under the same timeout.
 func New(o Options) *Transport {
 	if o.MaxIdlePerHost <= 0 {
 		o.MaxIdlePerHost = http.DefaultMaxIdleConnsPerHost
@@ -72,10 +72,9 @@ func New(o Options) *Transport {
 	d := net.Dialer{KeepAlive: o.KeepAlive}
 	return &Transport{
 		fallback: &http.Transport{
-			DialContext:           d.DialContext,
-			MaxIdleConnsPerHost:   o.MaxIdlePerHost,
-			DisableKeepAlives:     o.DisableKeepAlives,
-			ResponseHeaderTimeout: o.Timeout,
+			DialContext:         d.DialContext,
+			MaxIdleConnsPerHost: o.MaxIdlePerHost,
+			DisableKeepAlives:   o.DisableKeepAlives,
 		},
 		timeout: o.Timeout,
 		maxIdle: o.MaxIdlePerHost,
@@ -110,7 +109,7 @@ func handles(req *http.Request) bool {
 // response arrived (the server closed the idle connection) is sent again on another one.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if !handles(req) {
-		return t.fallback.RoundTrip(req)
+		return t.roundTripFallback(req)
 	}
 	ctx := req.Context()
 	deadline := time.Time{}
@@ -142,6 +141,34 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 	}
+}
+
+// roundTripFallback sends req through net/http's Transport, bounded by the timeout from now
+// until its body is closed, as h1's own exchanges are (and as http.Client's timeout would).
+func (t *Transport) roundTripFallback(req *http.Request) (*http.Response, error) {
+	if t.timeout <= 0 {
+		return t.fallback.RoundTrip(req)
+	}
+	ctx, cancel := context.WithTimeout(req.Context(), t.timeout)
+	resp, err := t.fallback.RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	resp.Body = cancelBody{resp.Body, cancel}
+	return resp, nil
+}
+
+// cancelBody releases its request's timeout when closed.
+type cancelBody struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b cancelBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
 }
 
 // maxReusedAttempts is how many idle connections RoundTrip tries before it dials a new one.

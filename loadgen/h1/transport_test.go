@@ -433,6 +433,34 @@ func TestRequestsWithABodyGoThroughNetHTTP(t *testing.T) {
 	}
 }
 
+// https goes through net/http, under the same timeout as h1's own exchanges: a body that
+// stalls ends in a timeout, as it would with http.Client's.
+func TestHTTPSGoesThroughNetHTTPUnderTheTimeout(t *testing.T) {
+	done := make(chan struct{})
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/stall" {
+			w.Header().Set("Content-Length", "10")
+			io.WriteString(w, "abc")
+			w.(http.Flusher).Flush()
+			<-done
+			return
+		}
+		io.WriteString(w, "over tls")
+	}))
+	defer srv.Close()
+	defer close(done)
+	tr := New(Options{Timeout: 300 * time.Millisecond})
+	tr.fallback.TLSClientConfig = srv.Client().Transport.(*http.Transport).TLSClientConfig
+	c := client(tr)
+	if _, body, err := get(t, c, srv.URL+"/"); err != nil || body != "over tls" {
+		t.Fatalf("GET over https: body %q, error %v", body, err)
+	}
+	class, err := classOf(t, c, srv.URL+"/stall")
+	if class != "timeout:client" {
+		t.Errorf("a stalled https body: class %q (error %v), want timeout:client", class, err)
+	}
+}
+
 func TestAnUnreadBodyClosedEarlyKeepsASmallConnectionAndDropsALargeOne(t *testing.T) {
 	srv, conns := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		n := 100
