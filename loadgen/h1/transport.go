@@ -11,7 +11,8 @@
 // response's first bytes arrive, and the one deadline set on the connection bounds the whole
 // exchange.
 //
-// It handles only what a load generator sends: plain http://, no request body, no upgrade. Every
+// It handles only what a load generator sends: plain http://, no credentials in the URL, no
+// request body, no upgrade. Every
 // other request goes to Fallback (a net/http Transport), so https, bodies and proxies keep
 // net/http's behaviour. Errors are net/http's and the net package's own (connection refused,
 // connection reset, EOF, i/o timeout), wrapped by http.Client as usual, so that classifying them
@@ -93,7 +94,7 @@ type conn struct {
 
 // handles reports whether RoundTrip does the exchange itself.
 func handles(req *http.Request) bool {
-	return req.URL != nil && req.URL.Scheme == "http" && req.URL.Host != "" &&
+	return req.URL != nil && req.URL.Scheme == "http" && req.URL.Host != "" && req.URL.User == nil &&
 		(req.Body == nil || req.Body == http.NoBody) && req.ContentLength <= 0 &&
 		len(req.TransferEncoding) == 0 && req.Method != http.MethodConnect &&
 		req.Header.Get("Upgrade") == "" && len(req.Trailer) == 0

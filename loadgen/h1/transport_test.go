@@ -416,12 +416,26 @@ func TestHeadersThatWouldBreakTheFramingAreNotSent(t *testing.T) {
 	}
 }
 
-func TestRequestsWithABodyGoThroughNetHTTP(t *testing.T) {
+func TestRequestsWithABodyOrCredentialsGoThroughNetHTTP(t *testing.T) {
 	srv, _ := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
+		if user, pass, ok := r.BasicAuth(); ok {
+			b = []byte(user + ":" + pass)
+		}
 		fmt.Fprintf(w, "%s %s", r.Method, b)
 	})
 	c := client(New(Options{Timeout: 5 * time.Second}))
+	// Credentials in the URL become an Authorization header, as net/http sends them.
+	u := strings.Replace(srv.URL, "http://", "http://user:secret@", 1)
+	if resp, err := c.Get(u + "/auth"); err != nil {
+		t.Fatal(err)
+	} else {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(b) != "GET user:secret" {
+			t.Errorf("with credentials in the URL the server saw %q, want GET user:secret", b)
+		}
+	}
 	resp, err := c.Post(srv.URL, "text/plain", strings.NewReader("payload"))
 	if err != nil {
 		t.Fatal(err)
