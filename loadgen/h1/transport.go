@@ -32,6 +32,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"golang.org/x/net/http/httpguts"
 )
 
 // Transport is an http.RoundTripper for plain HTTP/1.1 requests without a body. The zero value
@@ -277,10 +279,10 @@ func (t *Transport) writeRequest(w *bufio.Writer, req *http.Request) error {
 	if method == "" {
 		method = http.MethodGet
 	}
-	if !validToken(method) {
+	if !httpguts.ValidHeaderFieldName(method) { // a method is a token, as a field name is
 		return fmt.Errorf("net/http: invalid method %q", method)
 	}
-	if !validValue(host) {
+	if !httpguts.ValidHostHeader(host) {
 		return fmt.Errorf("net/http: invalid Host header")
 	}
 	w.WriteString(method)
@@ -302,8 +304,9 @@ func (t *Transport) writeRequest(w *bufio.Writer, req *http.Request) error {
 	return err
 }
 
-// writeHeader writes h's fields but those the request line and the framing own (Host,
-// Content-Length, Transfer-Encoding, Trailer) and a User-Agent set empty, which means none.
+// writeHeader writes h's fields, checked as net/http checks them (httpguts), but those the
+// request line and the framing own (Host, Content-Length, Transfer-Encoding, Trailer) and a
+// User-Agent set empty, which means none.
 func writeHeader(w *bufio.Writer, h http.Header) error {
 	for k, vs := range h {
 		switch {
@@ -311,11 +314,11 @@ func writeHeader(w *bufio.Writer, h http.Header) error {
 			continue
 		case k == "User-Agent" && len(vs) > 0 && vs[0] == "":
 			continue
-		case !validToken(k):
+		case !httpguts.ValidHeaderFieldName(k):
 			return fmt.Errorf("net/http: invalid header field name %q", k)
 		}
 		for _, v := range vs {
-			if !validValue(v) {
+			if !httpguts.ValidHeaderFieldValue(v) {
 				return fmt.Errorf("net/http: invalid header field value for %q", k)
 			}
 			w.WriteString(k)
@@ -325,30 +328,6 @@ func writeHeader(w *bufio.Writer, h http.Header) error {
 		}
 	}
 	return nil
-}
-
-// validToken reports whether s is an RFC 9110 token (a method or header name).
-func validToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
-			return false
-		}
-	}
-	return true
-}
-
-// validValue reports whether s can be sent as a header value: no control characters but tab.
-func validValue(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < ' ' && c != '\t') || c == 0x7f {
-			return false
-		}
-	}
-	return true
 }
 
 // body is a response body that gives its connection back when done.

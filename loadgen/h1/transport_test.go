@@ -263,9 +263,11 @@ func readRequest(br *bufio.Reader) bool {
 	}
 }
 
-func TestRequestOnAnIdleConnectionTheServerClosedIsSentAgain(t *testing.T) {
-	// The server answers one request per connection and then closes it without saying so,
-	// as a server whose keep-alive timeout just passed does.
+// oneShotServer answers one request per connection with 200 "ok" and then closes it without
+// saying so, as a server whose keep-alive timeout just passed does. It returns its URL and the
+// count of connections it accepted.
+func oneShotServer(t *testing.T) (string, *atomic.Int64) {
+	t.Helper()
 	var accepted atomic.Int64
 	url := rawServer(t, func(c net.Conn) {
 		accepted.Add(1)
@@ -273,6 +275,11 @@ func TestRequestOnAnIdleConnectionTheServerClosedIsSentAgain(t *testing.T) {
 			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
 		}
 	})
+	return url, &accepted
+}
+
+func TestRequestOnAnIdleConnectionTheServerClosedIsSentAgain(t *testing.T) {
+	url, accepted := oneShotServer(t)
 	c := client(New(Options{Timeout: 5 * time.Second}))
 	for i := range 5 {
 		if _, body, err := get(t, c, url); err != nil || body != "ok" {
@@ -285,13 +292,7 @@ func TestRequestOnAnIdleConnectionTheServerClosedIsSentAgain(t *testing.T) {
 }
 
 func TestANonIdempotentRequestIsNotSentAgain(t *testing.T) {
-	var accepted atomic.Int64
-	url := rawServer(t, func(c net.Conn) {
-		accepted.Add(1)
-		if readRequest(bufio.NewReader(c)) {
-			io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
-		}
-	})
+	url, accepted := oneShotServer(t)
 	c := client(New(Options{Timeout: 5 * time.Second}))
 	if _, _, err := get(t, c, url); err != nil {
 		t.Fatal(err)
