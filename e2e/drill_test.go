@@ -1,4 +1,4 @@
-package e2e
+package e2e_test
 
 import (
 	"bytes"
@@ -232,17 +232,9 @@ func momentOf(root string) string {
 // groupMembers lists the processes whose process group is pgid.
 func groupMembers(pgid int) []int {
 	var out []int
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-	for _, s := range stats {
-		b, err := os.ReadFile(s)
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid pgrp ...: comm may hold spaces, so read after the last ')'.
-		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-		if len(f) > 2 && f[2] == strconv.Itoa(pgid) {
-			pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(s)))
-			out = append(out, pid)
+	for _, p := range processes() {
+		if p.pgrp == pgid {
+			out = append(out, p.pid)
 		}
 	}
 	return out

@@ -142,29 +142,12 @@ func sampleTreeRSS(pid int) <-chan int64 {
 		for {
 			parents := map[int]int{}
 			resident := map[int]int64{}
-			entries, _ := os.ReadDir("/proc")
-			for _, e := range entries {
-				p, err := strconv.Atoi(e.Name())
-				if err != nil {
-					continue
+			for _, p := range processes() {
+				statm, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.pid), "statm"))
+				if m := strings.Fields(string(statm)); err == nil && len(m) >= 2 {
+					pages, _ := strconv.ParseInt(m[1], 10, 64)
+					parents[p.pid], resident[p.pid] = p.ppid, pages*page
 				}
-				stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-				if err != nil {
-					continue
-				}
-				// The fields after the command's closing parenthesis: state, ppid, ...
-				f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-				statm, err := os.ReadFile(filepath.Join("/proc", e.Name(), "statm"))
-				if err != nil || len(f) < 2 {
-					continue
-				}
-				m := strings.Fields(string(statm))
-				if len(m) < 2 {
-					continue
-				}
-				parents[p], _ = strconv.Atoi(f[1])
-				pages, _ := strconv.ParseInt(m[1], 10, 64)
-				resident[p] = pages * page
 			}
 			if _, alive := resident[pid]; !alive {
 				return
