@@ -171,10 +171,7 @@ func TestProcessStop(t *testing.T) {
 	dir := folder(t)
 	spec := testSpec(t, srv, time.Minute)
 	p := start(t, spec, dir)
-	deadline := time.Now().Add(30 * time.Second)
-	for p.Progress()[0].Sent < 10 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitProgress(p, func(g loadgen.Progress) bool { return g.Sent >= 10 })
 	p.Stop()
 	checks, err := p.Wait()
 	if err != nil {
@@ -197,10 +194,7 @@ func TestProcessKilled(t *testing.T) {
 	dir := folder(t)
 	spec := testSpec(t, srv, time.Minute)
 	p := start(t, spec, dir)
-	deadline := time.Now().Add(30 * time.Second)
-	for p.Progress()[0].Done < 20 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitProgress(p, func(g loadgen.Progress) bool { return g.Done >= 20 })
 	if err := syscall.Kill(p.Pid(), syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -325,5 +319,14 @@ func TestTrimPartialLine(t *testing.T) {
 		if b, _ := os.ReadFile(p); string(b) != tt.want {
 			t.Errorf("case %d: %d bytes left; want %d", i, len(b), len(tt.want))
 		}
+	}
+}
+
+// waitProgress polls the first attack's progress until done says so, for at most 30 s (the
+// assertions that follow tell whether it got there).
+func waitProgress(p *Process, done func(loadgen.Progress) bool) {
+	deadline := time.Now().Add(30 * time.Second)
+	for !done(p.Progress()[0]) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
 	}
 }
