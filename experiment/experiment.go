@@ -727,6 +727,10 @@ func runTimeLine(ctx context.Context, lr load, b *bench, m *rundir.Manifest, per
 // when an attack or the pooled check failed or the run was interrupted.
 func recordChecks(m *rundir.Manifest, checks []loadgen.Check, pooled loadgen.Check, interrupted bool) {
 	m.Partial = interrupted
+	if m.Load != nil && pooled.Steal >= 0 && len(checks) > 0 {
+		steal := pooled.Steal
+		m.Load.Steal = &steal
+	}
 	for i, c := range checks {
 		if i < len(m.Endpoints) {
 			e := &m.Endpoints[i]

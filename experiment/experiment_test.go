@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -114,6 +115,10 @@ func TestRunWritesEveryConfiguration(t *testing.T) {
 		}
 		if len(rs) == 0 {
 			t.Errorf("%s: no resource samples", name)
+		}
+		// The machine's steal time while the load ran is recorded where Linux accounts it.
+		if runtime.GOOS == "linux" && (m.Load == nil || m.Load.Steal == nil || *m.Load.Steal < 0 || *m.Load.Steal > 1) {
+			t.Errorf("%s: load %+v; want the machine's steal, a share in [0, 1]", name, m.Load)
 		}
 	}
 }

@@ -256,8 +256,8 @@ func TestFigurePacing(t *testing.T) {
 					if h, ok := r.attacks[0].transport.(*h1.Transport); ok {
 						dials = strconv.FormatUint(h.Dials(), 10)
 					}
-					t.Logf("pacing %-8s %-9s %5.0f rps run %d: sent %d of %d, lag p50 %v p99 %v max %v, cpu %.1f%% of a core, %s dials, valid %v %q",
-						tname, name, rate, run+1, c.Sent, c.Scheduled, c.LagP50, c.LagP99, c.LagMax, 100*cpu.Seconds()/wall.Seconds(), dials, c.Valid, c.Reasons)
+					t.Logf("pacing %-8s %-9s %5.0f rps run %d: sent %d of %d, lag p50 %v p99 %v max %v, cpu %.1f%% of a core, %s dials, machine steal %.1f%%, valid %v %q",
+						tname, name, rate, run+1, c.Sent, c.Scheduled, c.LagP50, c.LagP99, c.LagMax, 100*cpu.Seconds()/wall.Seconds(), dials, 100*c.Steal, c.Valid, c.Reasons)
 				}
 			}
 		}

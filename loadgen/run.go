@@ -74,6 +74,10 @@ type Check struct {
 	// Codes counts results by status code (0 for transport errors); Classes by Classify.
 	Codes   map[uint16]uint64
 	Classes map[string]uint64
+	// Steal is the share of the machine's CPU time the hypervisor took from the start of the
+	// run to its end (steal time; the same for every attack of a run), or -1 where the system
+	// does not account it. From NotableSteal it is named in the lag and drop reasons.
+	Steal float64
 }
 
 // Run is a set of attacks started together. Its methods are safe for concurrent use.
@@ -95,6 +99,10 @@ type Run struct {
 	waitOnce sync.Once
 	checks   []Check
 	err      error
+
+	// cpuStart and cpuEnd are the machine's CPU time accounting read at T0 and when the last
+	// attack ended, for Check.Steal.
+	cpuStart, cpuEnd cpuTimes
 }
 
 type stopKind int
@@ -220,6 +228,7 @@ func Start(ctx context.Context, attacks []Attack, duration time.Duration, opts .
 	// T0 is taken immediately before the attacks start. Everything an attack needs was built
 	// above and Attack only spawns goroutines (a worker or a few each), so calling them in turn
 	// keeps every attack's own start close to T0 (Check.StartSkew): 500 attacks in milliseconds.
+	r.cpuStart = cpuTimesNow()
 	r.t0 = time.Now()
 	for _, a := range r.attacks {
 		a.window.t0 = r.t0
@@ -245,6 +254,7 @@ func Start(ctx context.Context, attacks []Attack, duration time.Duration, opts .
 		}
 		r.timer.Stop()
 		r.unhookCtx()
+		r.cpuEnd = cpuTimesNow()
 		close(r.done)
 	}()
 	return r, nil
@@ -355,7 +365,7 @@ func (r *Run) Wait() ([]Check, error) {
 // exceeds the lag limit, which is how attacks too sparse for a p99 of their own (fewer than
 // MinLagSamples sends each, e.g. 500 partners at 1/s) are judged. Call it after Wait.
 func (r *Run) Pooled() Check {
-	c := Check{Name: "all", Valid: true}
+	c := Check{Name: "all", Valid: true, Steal: stealFraction(r.cpuStart, r.cpuEnd)}
 	var lag samples
 	for i, a := range r.attacks {
 		lag.addAll(&a.lag)
@@ -371,8 +381,8 @@ func (r *Run) Pooled() Check {
 	c.LagP50, c.LagP99 = lag.quantile(0.50), lag.quantile(0.99)
 	if c.LagP99 > r.opts.lagLimit {
 		c.Valid = false
-		c.Reasons = append(c.Reasons, fmt.Sprintf("send lag p99 over all %d sends %v exceeds the %v limit (p50 %v, max %v)",
-			lag.len(), c.LagP99, r.opts.lagLimit, c.LagP50, c.LagMax))
+		c.Reasons = append(c.Reasons, fmt.Sprintf("send lag p99 over all %d sends %v exceeds the %v limit (p50 %v, max %v)%s",
+			lag.len(), c.LagP99, r.opts.lagLimit, c.LagP50, c.LagMax, stealNote(c.Steal)))
 	}
 	return c
 }
@@ -388,6 +398,7 @@ func (r *Run) check(a *attackRun) Check {
 		LagMax:  a.lagMax,
 		Codes:   a.codes,
 		Classes: a.classes,
+		Steal:   stealFraction(r.cpuStart, r.cpuEnd),
 	}
 	c.LagP50, c.LagP99 = a.lag.quantile(0.50), a.lag.quantile(0.99)
 	if !a.pacer.began.IsZero() {
@@ -413,8 +424,8 @@ func (r *Run) check(a *attackRun) Check {
 		if !c.Stopped && !a.pacer.exhausted.Load() {
 			why = fmt.Sprintf("the attack was still behind %v after the end and was stopped", StopGrace)
 		}
-		c.Reasons = append(c.Reasons, fmt.Sprintf("dropped %d of %d scheduled sends (%.2f%%): %s",
-			c.Dropped, c.Scheduled, 100*float64(c.Dropped)/float64(max(c.Scheduled, 1)), why))
+		c.Reasons = append(c.Reasons, fmt.Sprintf("dropped %d of %d scheduled sends (%.2f%%): %s%s",
+			c.Dropped, c.Scheduled, 100*float64(c.Dropped)/float64(max(c.Scheduled, 1)), why, stealNote(c.Steal)))
 	}
 	if c.StartSkew > MaxStartSkew {
 		c.Reasons = append(c.Reasons, fmt.Sprintf("attack started %v after the time line's zero (limit %v)", c.StartSkew, MaxStartSkew))
@@ -422,8 +433,8 @@ func (r *Run) check(a *attackRun) Check {
 	// A p99 over fewer than MinLagSamples sends is just the slowest one or two; such sparse
 	// attacks are judged together by Pooled instead.
 	if c.LagP99 > r.opts.lagLimit && a.lag.len() >= MinLagSamples {
-		c.Reasons = append(c.Reasons, fmt.Sprintf("send lag p99 %v exceeds the %v limit (p50 %v, max %v)",
-			c.LagP99, r.opts.lagLimit, c.LagP50, c.LagMax))
+		c.Reasons = append(c.Reasons, fmt.Sprintf("send lag p99 %v exceeds the %v limit (p50 %v, max %v)%s",
+			c.LagP99, r.opts.lagLimit, c.LagP50, c.LagMax, stealNote(c.Steal)))
 	}
 	if a.writeErr != nil {
 		c.Reasons = append(c.Reasons, a.writeErr.Error())

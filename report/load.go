@@ -231,7 +231,7 @@ func loadConfiguration(runDir, name string, bucket time.Duration, keep map[strin
 	}
 	c.Target, c.Outcomes = targetText(m.Target)
 	if m.Load != nil {
-		c.Load = m.Load.Layout
+		c.Load, c.MachineSteal = m.Load.Layout, m.Load.Steal
 	}
 	if m.Target != nil {
 		c.TargetProblems = m.Target.Problems

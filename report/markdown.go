@@ -114,6 +114,9 @@ func (s *Summary) markdown(jobs []plotJob) string {
 	if lt := loadText(s.Configurations); lt != "" {
 		w(" %s", lt)
 	}
+	if st := stealText(s.Configurations); st != "" {
+		w(" %s", st)
+	}
 	w("\n\n")
 	if s.Valid {
 		w("Valid: the load generator kept to its schedule in every configuration.\n\n")
@@ -356,6 +359,38 @@ func compareMarkdown(sums []*Summary, jobs []plotJob) string {
 		b.WriteString(j.ref())
 	}
 	return b.String()
+}
+
+// stealText says how much CPU time the hypervisor took from the machine while the loads ran, from
+// the manifests that record it ("" when none does): the highest share and its configuration run,
+// since late sends and slow responses on a machine starved that way are the machine's.
+func stealText(cs []Configuration) string {
+	var lo, hi float64
+	var worst string
+	n := 0
+	for _, c := range cs {
+		if c.MachineSteal == nil {
+			continue
+		}
+		s := *c.MachineSteal
+		if n == 0 || s < lo {
+			lo = s
+		}
+		if n == 0 || s > hi {
+			hi, worst = s, c.Name
+		}
+		n++
+	}
+	switch {
+	case n == 0:
+		return ""
+	case hi == 0:
+		return "The hypervisor took none of the machine's CPU time while the loads ran (steal time, each manifest's `load.machine_steal`)."
+	case n == 1:
+		return fmt.Sprintf("The hypervisor took %s of the machine's CPU time while the load ran (steal time, `load.machine_steal`).", pct1(hi))
+	}
+	return fmt.Sprintf("The hypervisor took %s–%s of the machine's CPU time while the loads ran (steal time, each manifest's `load.machine_steal`; most in %s).",
+		strings.TrimSuffix(pct1(lo), "%"), pct1(hi), worst)
 }
 
 // loadText says where the load generators ran, from the manifests that record it ("" when none

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -61,6 +62,34 @@ func TestTableNumbers(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.got != tt.want {
 				t.Errorf("got %q, want %q", tt.got, tt.want)
+			}
+		})
+	}
+}
+
+// The validity section says how much CPU the hypervisor took while the loads ran, from the
+// manifests that record it, naming the configuration run that lost the most.
+func TestStealText(t *testing.T) {
+	share := func(v float64) *float64 { return &v }
+	tests := []struct {
+		name   string
+		steals []*float64
+		want   string
+	}{
+		{"older folders", []*float64{nil, nil}, ""},
+		{"none stolen", []*float64{share(0), share(0)}, "The hypervisor took none of the machine's CPU time"},
+		{"one measured", []*float64{nil, share(0.042)}, "took 4.2% of the machine's CPU time while the load ran"},
+		{"a range", []*float64{share(0.001), share(0.163), share(0.02)}, "took 0.1–16.3% of the machine's CPU time while the loads ran (steal time, each manifest's `load.machine_steal`; most in c1)."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var cs []Configuration
+			for i, s := range tt.steals {
+				cs = append(cs, Configuration{Name: fmt.Sprintf("c%d", i), MachineSteal: s})
+			}
+			got := stealText(cs)
+			if tt.want == "" && got != "" || tt.want != "" && !strings.Contains(got, tt.want) {
+				t.Errorf("stealText = %q; want %q", got, tt.want)
 			}
 		})
 	}

@@ -64,6 +64,9 @@ type Configuration struct {
 	// Load is where the load generator ran: "inprocess" (inside the runner) or "process" (its
 	// own child process); empty for folders from before it was recorded (in-process).
 	Load string `json:"load,omitempty"`
+	// MachineSteal is the share of the machine's CPU time the hypervisor took while the load
+	// ran (manifest load.machine_steal); nil where it was not measured.
+	MachineSteal *float64 `json:"machine_steal,omitempty"`
 	// Target says what the system under test was ("the built-in service", "command node
 	// server.js ...", "url http://..."); Outcomes how its responses were classed; TargetProblems
 	// what went wrong with it while it ran (from the manifest).

@@ -1,0 +1,126 @@
+package loadgen
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestStealFraction(t *testing.T) {
+	at := func(steal, total uint64) cpuTimes { return cpuTimes{steal: steal, total: total, ok: true} }
+	for _, tc := range []struct {
+		name string
+		a, b cpuTimes
+		want float64
+	}{
+		{"none stolen", at(5, 1000), at(5, 2000), 0},
+		{"a tenth stolen", at(5, 1000), at(105, 2000), 0.1},
+		{"first reading failed", cpuTimes{}, at(105, 2000), -1},
+		{"second reading failed", at(5, 1000), cpuTimes{}, -1},
+		{"no time accounted", at(5, 1000), at(5, 1000), -1},
+		{"counters went back", at(50, 1000), at(5, 2000), -1},
+	} {
+		if got := stealFraction(tc.a, tc.b); got != tc.want {
+			t.Errorf("%s: stealFraction = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestStealNoteNamesOnlyNotableSteal(t *testing.T) {
+	for _, tc := range []struct {
+		steal float64
+		want  string
+	}{
+		{-1, ""},
+		{0, ""},
+		{NotableSteal / 2, ""},
+		{NotableSteal, "; the hypervisor took 1.0% of this machine's CPU time during the run (steal time)"},
+		{0.163, "; the hypervisor took 16.3% of this machine's CPU time during the run (steal time)"},
+	} {
+		if got := stealNote(tc.steal); got != tc.want {
+			t.Errorf("stealNote(%v) = %q, want %q", tc.steal, got, tc.want)
+		}
+	}
+}
+
+// fakeCPUTimes makes the run read the given readings in turn (the last one again after them).
+func fakeCPUTimes(t *testing.T, readings ...cpuTimes) {
+	t.Helper()
+	var mu sync.Mutex
+	old := cpuTimesNow
+	cpuTimesNow = func() cpuTimes {
+		mu.Lock()
+		defer mu.Unlock()
+		r := readings[0]
+		if len(readings) > 1 {
+			readings = readings[1:]
+		}
+		return r
+	}
+	t.Cleanup(func() { cpuTimesNow = old })
+}
+
+// A run whose sends were late on a machine the hypervisor starved says so in its reasons, with
+// the share stolen between its start and its end; every check carries that share. (The attack
+// is too sparse for a p99 of its own, so the pooled check is the one that fails.)
+func TestLateSendsOnAStarvedMachineNameTheSteal(t *testing.T) {
+	fakeCPUTimes(t, cpuTimes{steal: 100, total: 10_000, ok: true}, cpuTimes{steal: 142, total: 11_000, ok: true})
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	attacks := []Attack{{Name: "/a", URL: srv.URL, Pacer: mustPacer(t, 200, ArrivalsConstant, 0), Out: io.Discard}}
+	r := startRun(t, attacks, 500*time.Millisecond, WithLagLimit(time.Nanosecond))
+	checks, err := r.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := checks[0].Steal; s != 0.042 {
+		t.Errorf("attack check: Steal %v, want 0.042", s)
+	}
+	c := r.Pooled()
+	if c.Steal != 0.042 || c.Valid || len(c.Reasons) != 1 ||
+		!strings.HasSuffix(c.Reasons[0], "; the hypervisor took 4.2% of this machine's CPU time during the run (steal time)") {
+		t.Errorf("pooled check: steal %v valid %v reasons %q; want 0.042 and the lag reason naming 4.2%% stolen", c.Steal, c.Valid, c.Reasons)
+	}
+}
+
+// Without steal worth naming the reasons are the lag alone, and a valid run has no reasons.
+func TestLateSendsOnAQuietMachineDoNotNameSteal(t *testing.T) {
+	fakeCPUTimes(t, cpuTimes{steal: 100, total: 10_000, ok: true}, cpuTimes{steal: 101, total: 11_000, ok: true})
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	attacks := []Attack{{Name: "/a", URL: srv.URL, Pacer: mustPacer(t, 200, ArrivalsConstant, 0), Out: io.Discard}}
+	r := startRun(t, attacks, 500*time.Millisecond, WithLagLimit(time.Nanosecond))
+	if _, err := r.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	c := r.Pooled()
+	if c.Steal != 0.001 || c.Valid || len(c.Reasons) != 1 || strings.Contains(c.Reasons[0], "steal") {
+		t.Errorf("steal %v valid %v reasons %q; want 0.001 and the lag reason alone", c.Steal, c.Valid, c.Reasons)
+	}
+}
+
+// On Linux the real accounting is read: a run's steal is a share, not unknown.
+func TestStealIsReadOnLinux(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("steal time is read from /proc/stat")
+	}
+	if got := readCPUTimes(); !got.ok || got.total == 0 {
+		t.Fatalf("readCPUTimes() = %+v; want a reading of /proc/stat", got)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	attacks := []Attack{{Name: "/a", URL: srv.URL, Pacer: mustPacer(t, 50, ArrivalsConstant, 0), Out: io.Discard}}
+	r := startRun(t, attacks, 300*time.Millisecond)
+	checks, err := r.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := checks[0].Steal; s < 0 || s > 1 {
+		t.Errorf("Steal %v; want a share in [0, 1]", s)
+	}
+}
