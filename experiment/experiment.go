@@ -754,12 +754,17 @@ func recordChecks(m *rundir.Manifest, checks []loadgen.Check, pooled loadgen.Che
 	}
 }
 
-// checkLines are the closing lines of a configuration run: each attack's self-check.
+// checkLines are the closing lines of a configuration run: each attack's self-check, then the
+// machine's steal time when it was notable (loadgen.NotableSteal).
 func checkLines(folder string, checks []loadgen.Check) []string {
 	var out []string
 	for _, c := range checks {
 		out = append(out, fmt.Sprintf("  %s %s: sent %d of %d scheduled, dropped %d, send lag p99 %s",
 			folder, c.Name, c.Sent, c.Scheduled, c.Dropped, c.LagP99.Round(time.Microsecond)))
+	}
+	if len(checks) > 0 && checks[0].Steal >= loadgen.NotableSteal {
+		out = append(out, fmt.Sprintf("  %s: the hypervisor took %.1f%% of this machine's CPU time during the load (steal time)",
+			folder, 100*checks[0].Steal))
 	}
 	return out
 }

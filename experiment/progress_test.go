@@ -109,3 +109,29 @@ func TestBoardPlainLines(t *testing.T) {
 		t.Errorf("live output %q", got)
 	}
 }
+
+// A configuration's closing lines give each attack's self-check, and the machine's steal time
+// only when the hypervisor took a notable share of the CPU.
+func TestCheckLinesNameNotableStealOnly(t *testing.T) {
+	checks := func(steal float64) []loadgen.Check {
+		return []loadgen.Check{
+			{Name: "/a", Sent: 10, Scheduled: 10, LagP99: 1500 * time.Microsecond, Steal: steal},
+			{Name: "/b", Sent: 9, Scheduled: 10, Dropped: 1, Steal: steal},
+		}
+	}
+	quiet := checkLines("shared", checks(0.002))
+	want := []string{
+		"  shared /a: sent 10 of 10 scheduled, dropped 0, send lag p99 1.5ms",
+		"  shared /b: sent 9 of 10 scheduled, dropped 1, send lag p99 0s",
+	}
+	if strings.Join(quiet, "\n") != strings.Join(want, "\n") {
+		t.Errorf("quiet machine:\n%s\nwant\n%s", strings.Join(quiet, "\n"), strings.Join(want, "\n"))
+	}
+	if unknown := checkLines("shared", checks(-1)); len(unknown) != 2 {
+		t.Errorf("steal not accounted: %q; want the two checks alone", unknown)
+	}
+	starved := checkLines("shared", checks(0.087))
+	if len(starved) != 3 || starved[2] != "  shared: the hypervisor took 8.7% of this machine's CPU time during the load (steal time)" {
+		t.Errorf("starved machine: %q; want the checks, then the steal", starved)
+	}
+}

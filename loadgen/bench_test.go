@@ -232,6 +232,11 @@ func TestFigurePacing(t *testing.T) {
 	names := strings.Split(envOr(t, "BULKHEAD_LOADGEN_PACINGS", pace.String()), ",")
 	transports := strings.Split(envOr(t, "BULKHEAD_LOADGEN_TRANSPORTS", "h1,nethttp"), ",")
 	t.Logf("pacing: load generator on GOMAXPROCS %d, trivial server %s, %v per run", runtime.GOMAXPROCS(0), where, duration)
+	// Runs valid, of all and of those the hypervisor left alone (steal under NotableSteal), per
+	// transport, pacing and rate, in the order first run.
+	type tally struct{ valid, runs, quietValid, quiet int }
+	tallies := map[string]*tally{}
+	var order []string
 	for _, rate := range rates {
 		for run := range 3 {
 			t.Logf("pacing noise floor before %5.0f rps run %d: %s", rate, run+1, noiseFloor())
@@ -258,9 +263,33 @@ func TestFigurePacing(t *testing.T) {
 					}
 					t.Logf("pacing %-8s %-9s %5.0f rps run %d: sent %d of %d, lag p50 %v p99 %v max %v, cpu %.1f%% of a core, %s dials, machine steal %.1f%%, valid %v %q",
 						tname, name, rate, run+1, c.Sent, c.Scheduled, c.LagP50, c.LagP99, c.LagMax, 100*cpu.Seconds()/wall.Seconds(), dials, 100*c.Steal, c.Valid, c.Reasons)
+
+					key := fmt.Sprintf("%-8s %-9s %5.0f rps", tname, name, rate)
+					k := tallies[key]
+					if k == nil {
+						k = &tally{}
+						tallies[key] = k
+						order = append(order, key)
+					}
+					quiet := c.Steal >= 0 && c.Steal < NotableSteal
+					k.runs++
+					if quiet {
+						k.quiet++
+					}
+					if c.Valid {
+						k.valid++
+						if quiet {
+							k.quietValid++
+						}
+					}
 				}
 			}
 		}
+	}
+	for _, key := range order {
+		k := tallies[key]
+		t.Logf("pacing %s: valid in %d of %d runs; in %d of the %d runs with machine steal under %.0f%%",
+			key, k.valid, k.runs, k.quietValid, k.quiet, 100*NotableSteal)
 	}
 }
 
