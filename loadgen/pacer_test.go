@@ -328,3 +328,48 @@ func TestBoundedPacerWaits(t *testing.T) {
 		})
 	}
 }
+
+// A pacer that is behind sends every hit already due at once, but parks on its timer after
+// every catchUpBurst of them, so that the netpoller runs in between (catchUp); a pacer on time
+// never parks that way, and the greedy pacing never does.
+func TestBoundedPacerYieldsWhileCatchingUp(t *testing.T) {
+	tests := []struct {
+		name       string
+		pacing     string
+		behind     uint64 // hits already due when the pacer first asks
+		wantYields uint64
+	}{
+		{"far behind", "timer", 5*catchUpBurst + 3, 5},
+		{"one burst behind", "timer", catchUpBurst, 1},
+		{"less than a burst behind", "timer", catchUpBurst - 1, 0},
+		{"far behind, greedy", "greedy", 5*catchUpBurst + 3, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			usePacing(t, tt.pacing)
+			const rate = 1000 // hit k due at k ms
+			p := &boundedPacer{Pacer: mustPacer(t, rate, ArrivalsConstant, 0), limit: 1000}
+			defer func() {
+				if p.timer != nil {
+					p.timer.close()
+				}
+			}()
+			// The attack began long enough ago for tt.behind hits to be due: each of them is
+			// sent at once (wait <= 0).
+			elapsed := time.Duration(tt.behind) * time.Millisecond
+			for k := range tt.behind {
+				if wait, stop := p.Pace(elapsed, k); wait > 0 || stop {
+					t.Fatalf("hit %d of %d due: Pace = %v, %v; want it sent at once", k, tt.behind, wait, stop)
+				}
+			}
+			if p.yields != tt.wantYields {
+				t.Errorf("%d hits due: %d yields, want %d", tt.behind, p.yields, tt.wantYields)
+			}
+			// Caught up: the next hit is waited for, and the count of hits in a row starts again.
+			p.Pace(elapsed, tt.behind+1)
+			if p.behind != 0 {
+				t.Errorf("after a wait, %d hits counted in a row; want 0", p.behind)
+			}
+		})
+	}
+}

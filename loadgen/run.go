@@ -152,6 +152,9 @@ type boundedPacer struct {
 	// one) and closed when the attack has ended.
 	timer   *hrTimer
 	noTimer bool
+	// behind counts the hits sent one after another because they were already due, yields the
+	// times catchUp parked the pacer.
+	behind, yields uint64
 }
 
 // Pace waits until hit number hits is due and returns 0, or stops the attack once every hit due
@@ -163,7 +166,7 @@ type boundedPacer struct {
 // goroutine parks meanwhile like any network read, holding no thread and no P. (A blocking
 // nanosleep holds the thread, and waits shorter than its 200 µs floor fell back on the coarse
 // sleep; measured at 1,000 rps on one core, lag p50 98 µs vs 265 µs, CPU 17% vs 23%.) Hits
-// already due are sent at once, one after another.
+// already due are sent at once, in bursts with a yield to the netpoller between (catchUp).
 func (p *boundedPacer) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
 	now := time.Now()
 	p.beganOnce.Do(func() { p.began = now.Add(-elapsed) })
@@ -172,9 +175,14 @@ func (p *boundedPacer) Pace(elapsed time.Duration, hits uint64) (time.Duration, 
 		return 0, true
 	}
 	wait, stop := p.Pacer.Pace(elapsed, hits)
-	if stop || wait <= 0 {
+	if stop {
 		return wait, stop
 	}
+	if wait <= 0 {
+		p.catchUp()
+		return wait, stop
+	}
+	p.behind = 0
 	// Due on the attack's own clock, on which the lag is measured.
 	if p.wait(p.began.Add(elapsed+wait), wait) {
 		return 0, false
