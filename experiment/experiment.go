@@ -763,7 +763,7 @@ func checkLines(folder string, checks []loadgen.Check) []string {
 			folder, c.Name, c.Sent, c.Scheduled, c.Dropped, c.LagP99.Round(time.Microsecond)))
 	}
 	if len(checks) > 0 && checks[0].Steal >= loadgen.NotableSteal {
-		out = append(out, fmt.Sprintf("  %s: the hypervisor took %.1f%% of this machine's CPU time during the load (steal time)",
+		out = append(out, fmt.Sprintf("  %s: the hypervisor took %.1f%% of a CPU's time during the load (steal time)",
 			folder, 100*checks[0].Steal))
 	}
 	return out

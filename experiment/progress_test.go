@@ -131,7 +131,7 @@ func TestCheckLinesNameNotableStealOnly(t *testing.T) {
 		t.Errorf("steal not accounted: %q; want the two checks alone", unknown)
 	}
 	starved := checkLines("shared", checks(0.087))
-	if len(starved) != 3 || starved[2] != "  shared: the hypervisor took 8.7% of this machine's CPU time during the load (steal time)" {
+	if len(starved) != 3 || starved[2] != "  shared: the hypervisor took 8.7% of a CPU's time during the load (steal time)" {
 		t.Errorf("starved machine: %q; want the checks, then the steal", starved)
 	}
 }

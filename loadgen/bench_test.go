@@ -232,7 +232,7 @@ func TestFigurePacing(t *testing.T) {
 	names := strings.Split(envOr(t, "BULKHEAD_LOADGEN_PACINGS", pace.String()), ",")
 	transports := strings.Split(envOr(t, "BULKHEAD_LOADGEN_TRANSPORTS", "h1,nethttp"), ",")
 	t.Logf("pacing: load generator on GOMAXPROCS %d, trivial server %s, %v per run", runtime.GOMAXPROCS(0), where, duration)
-	// Runs valid, of all and of those the hypervisor left alone (steal under NotableSteal), per
+	// Runs valid, of all and of those the hypervisor left alone (no CPU lost NotableSteal), per
 	// transport, pacing and rate, in the order first run.
 	type tally struct{ valid, runs, quietValid, quiet int }
 	tallies := map[string]*tally{}
@@ -261,7 +261,7 @@ func TestFigurePacing(t *testing.T) {
 					if h, ok := r.attacks[0].transport.(*h1.Transport); ok {
 						dials = strconv.FormatUint(h.Dials(), 10)
 					}
-					t.Logf("pacing %-8s %-9s %5.0f rps run %d: sent %d of %d, lag p50 %v p99 %v max %v, cpu %.1f%% of a core, %s dials, machine steal %.1f%%, valid %v %q",
+					t.Logf("pacing %-8s %-9s %5.0f rps run %d: sent %d of %d, lag p50 %v p99 %v max %v, cpu %.1f%% of a core, %s dials, steal %.1f%% of a CPU, valid %v %q",
 						tname, name, rate, run+1, c.Sent, c.Scheduled, c.LagP50, c.LagP99, c.LagMax, 100*cpu.Seconds()/wall.Seconds(), dials, 100*c.Steal, c.Valid, c.Reasons)
 
 					key := fmt.Sprintf("%-8s %-9s %5.0f rps", tname, name, rate)
@@ -288,7 +288,7 @@ func TestFigurePacing(t *testing.T) {
 	}
 	for _, key := range order {
 		k := tallies[key]
-		t.Logf("pacing %s: valid in %d of %d runs; in %d of the %d runs with machine steal under %.0f%%",
+		t.Logf("pacing %s: valid in %d of %d runs; in %d of the %d runs with under %.0f%% of a CPU stolen",
 			key, k.valid, k.runs, k.quietValid, k.quiet, 100*NotableSteal)
 	}
 }

@@ -74,7 +74,7 @@ type Check struct {
 	// Codes counts results by status code (0 for transport errors); Classes by Classify.
 	Codes   map[uint16]uint64
 	Classes map[string]uint64
-	// Steal is the share of the machine's CPU time the hypervisor took from the start of the
+	// Steal is the largest share of one CPU's time the hypervisor took from the start of the
 	// run to its end (steal time; the same for every attack of a run), or -1 where the system
 	// does not account it. From NotableSteal it is named in the lag and drop reasons.
 	Steal float64

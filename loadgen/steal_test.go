@@ -11,19 +11,25 @@ import (
 	"time"
 )
 
+// at is a reading of two CPUs: steal and total ticks of CPU 0, then of CPU 1.
+func at(steal0, total0, steal1, total1 uint64) cpuTimes {
+	return cpuTimes{steal: []uint64{steal0, steal1}, total: []uint64{total0, total1}, ok: true}
+}
+
 func TestStealFraction(t *testing.T) {
-	at := func(steal, total uint64) cpuTimes { return cpuTimes{steal: steal, total: total, ok: true} }
 	for _, tc := range []struct {
 		name string
 		a, b cpuTimes
 		want float64
 	}{
-		{"none stolen", at(5, 1000), at(5, 2000), 0},
-		{"a tenth stolen", at(5, 1000), at(105, 2000), 0.1},
-		{"first reading failed", cpuTimes{}, at(105, 2000), -1},
-		{"second reading failed", at(5, 1000), cpuTimes{}, -1},
-		{"no time accounted", at(5, 1000), at(5, 1000), -1},
-		{"counters went back", at(50, 1000), at(5, 2000), -1},
+		{"none stolen", at(5, 1000, 7, 1000), at(5, 2000, 7, 2000), 0},
+		{"a tenth of CPU 1 stolen, none of CPU 0: the most one CPU lost", at(5, 1000, 7, 1000), at(5, 2000, 107, 2000), 0.1},
+		{"both lost some", at(0, 1000, 0, 1000), at(20, 2000, 50, 2000), 0.05},
+		{"first reading failed", cpuTimes{}, at(5, 2000, 7, 2000), -1},
+		{"second reading failed", at(5, 1000, 7, 1000), cpuTimes{}, -1},
+		{"a CPU came or went", cpuTimes{steal: []uint64{1}, total: []uint64{10}, ok: true}, at(5, 2000, 7, 2000), -1},
+		{"no time accounted", at(5, 1000, 7, 1000), at(5, 1000, 7, 1000), -1},
+		{"counters went back on one CPU", at(50, 1000, 0, 1000), at(5, 2000, 30, 2000), 0.03},
 	} {
 		if got := stealFraction(tc.a, tc.b); got != tc.want {
 			t.Errorf("%s: stealFraction = %v, want %v", tc.name, got, tc.want)
@@ -39,8 +45,8 @@ func TestStealNoteNamesOnlyNotableSteal(t *testing.T) {
 		{-1, ""},
 		{0, ""},
 		{NotableSteal / 2, ""},
-		{NotableSteal, "; the hypervisor took 1.0% of this machine's CPU time during the run (steal time)"},
-		{0.163, "; the hypervisor took 16.3% of this machine's CPU time during the run (steal time)"},
+		{NotableSteal, "; the hypervisor took 1.0% of a CPU's time during the run (steal time)"},
+		{0.163, "; the hypervisor took 16.3% of a CPU's time during the run (steal time)"},
 	} {
 		if got := stealNote(tc.steal); got != tc.want {
 			t.Errorf("stealNote(%v) = %q, want %q", tc.steal, got, tc.want)
@@ -69,7 +75,7 @@ func fakeCPUTimes(t *testing.T, readings ...cpuTimes) {
 // the share stolen between its start and its end; every check carries that share. (The attack
 // is too sparse for a p99 of its own, so the pooled check is the one that fails.)
 func TestLateSendsOnAStarvedMachineNameTheSteal(t *testing.T) {
-	fakeCPUTimes(t, cpuTimes{steal: 100, total: 10_000, ok: true}, cpuTimes{steal: 142, total: 11_000, ok: true})
+	fakeCPUTimes(t, at(100, 10_000, 50, 10_000), at(142, 11_000, 60, 11_000))
 	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	defer srv.Close()
 	attacks := []Attack{{Name: "/a", URL: srv.URL, Pacer: mustPacer(t, 200, ArrivalsConstant, 0), Out: io.Discard}}
@@ -83,14 +89,14 @@ func TestLateSendsOnAStarvedMachineNameTheSteal(t *testing.T) {
 	}
 	c := r.Pooled()
 	if c.Steal != 0.042 || c.Valid || len(c.Reasons) != 1 ||
-		!strings.HasSuffix(c.Reasons[0], "; the hypervisor took 4.2% of this machine's CPU time during the run (steal time)") {
+		!strings.HasSuffix(c.Reasons[0], "; the hypervisor took 4.2% of a CPU's time during the run (steal time)") {
 		t.Errorf("pooled check: steal %v valid %v reasons %q; want 0.042 and the lag reason naming 4.2%% stolen", c.Steal, c.Valid, c.Reasons)
 	}
 }
 
 // Without steal worth naming the reasons are the lag alone, and a valid run has no reasons.
 func TestLateSendsOnAQuietMachineDoNotNameSteal(t *testing.T) {
-	fakeCPUTimes(t, cpuTimes{steal: 100, total: 10_000, ok: true}, cpuTimes{steal: 101, total: 11_000, ok: true})
+	fakeCPUTimes(t, at(100, 10_000, 50, 10_000), at(101, 11_000, 50, 11_000))
 	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	defer srv.Close()
 	attacks := []Attack{{Name: "/a", URL: srv.URL, Pacer: mustPacer(t, 200, ArrivalsConstant, 0), Out: io.Discard}}
@@ -109,7 +115,7 @@ func TestStealIsReadOnLinux(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("steal time is read from /proc/stat")
 	}
-	if got := readCPUTimes(); !got.ok || got.total == 0 {
+	if got := readCPUTimes(); !got.ok || len(got.total) == 0 {
 		t.Fatalf("readCPUTimes() = %+v; want a reading of /proc/stat", got)
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))

@@ -361,7 +361,7 @@ func compareMarkdown(sums []*Summary, jobs []plotJob) string {
 	return b.String()
 }
 
-// stealText says how much CPU time the hypervisor took from the machine while the loads ran, from
+// stealText says how much of a CPU's time the hypervisor took while the loads ran, from
 // the manifests that record it ("" when none does): the highest share and its configuration run,
 // since late sends and slow responses on a machine starved that way are the machine's.
 func stealText(cs []Configuration) string {
@@ -385,11 +385,11 @@ func stealText(cs []Configuration) string {
 	case n == 0:
 		return ""
 	case hi == 0:
-		return "The hypervisor took none of the machine's CPU time while the loads ran (steal time, each manifest's `load.machine_steal`)."
+		return "The hypervisor took no CPU time from the machine while the loads ran (steal time, each manifest's `load.machine_steal`)."
 	case n == 1:
-		return fmt.Sprintf("The hypervisor took %s of the machine's CPU time while the load ran (steal time, `load.machine_steal`).", pct1(hi))
+		return fmt.Sprintf("The hypervisor took up to %s of a CPU's time while the load ran (steal time, `load.machine_steal`).", pct1(hi))
 	}
-	return fmt.Sprintf("The hypervisor took %s–%s of the machine's CPU time while the loads ran (steal time, each manifest's `load.machine_steal`; most in %s).",
+	return fmt.Sprintf("The hypervisor took up to %s–%s of a CPU's time while the loads ran (steal time, each manifest's `load.machine_steal`; most in %s).",
 		strings.TrimSuffix(pct1(lo), "%"), pct1(hi), worst)
 }
 

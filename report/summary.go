@@ -64,7 +64,7 @@ type Configuration struct {
 	// Load is where the load generator ran: "inprocess" (inside the runner) or "process" (its
 	// own child process); empty for folders from before it was recorded (in-process).
 	Load string `json:"load,omitempty"`
-	// MachineSteal is the share of the machine's CPU time the hypervisor took while the load
+	// MachineSteal is the largest share of one CPU's time the hypervisor took while the load
 	// ran (manifest load.machine_steal); nil where it was not measured.
 	MachineSteal *float64 `json:"machine_steal,omitempty"`
 	// Target says what the system under test was ("the built-in service", "command node

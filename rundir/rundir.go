@@ -152,7 +152,7 @@ type Load struct {
 	// PeakRSS (child process only) is the child's peak resident set size in bytes, which the
 	// runner's own does not include (0: not known).
 	PeakRSS int64 `json:"peak_rss_bytes,omitempty"`
-	// Steal is the share of the machine's CPU time the hypervisor took while the load ran
+	// Steal is the largest share of one CPU's time the hypervisor took while the load ran
 	// (steal time, 0 to 1), as the load generator measured it; nil where the system does not
 	// account it, and in older folders. Late sends on a machine that lost CPU this way are the
 	// machine's, and so are the service's latencies.
