@@ -386,11 +386,11 @@ func stealText(cs []Configuration) string {
 		return ""
 	case hi == 0:
 		return "The hypervisor took no CPU time from the machine while the loads ran (steal time, each manifest's `load.machine_steal`)."
-	case n == 1:
-		return fmt.Sprintf("The hypervisor took up to %s of a CPU's time while the load ran (steal time, `load.machine_steal`).", pct1(hi))
+	case n == 1 || pct1(lo) == pct1(hi):
+		return fmt.Sprintf("The hypervisor took at most %s of any one CPU's time while each load ran (steal time, each manifest's `load.machine_steal`).", pct1(hi))
 	}
-	return fmt.Sprintf("The hypervisor took up to %s–%s of a CPU's time while the loads ran (steal time, each manifest's `load.machine_steal`; most in %s).",
-		strings.TrimSuffix(pct1(lo), "%"), pct1(hi), worst)
+	return fmt.Sprintf("The hypervisor took between %s and %s of any one CPU's time while each load ran (steal time, each manifest's `load.machine_steal`; most in %s).",
+		pct1(lo), pct1(hi), worst)
 }
 
 // loadText says where the load generators ran, from the manifests that record it ("" when none

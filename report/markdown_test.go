@@ -78,8 +78,9 @@ func TestStealText(t *testing.T) {
 	}{
 		{"older folders", []*float64{nil, nil}, ""},
 		{"none stolen", []*float64{share(0), share(0)}, "The hypervisor took no CPU time from the machine"},
-		{"one measured", []*float64{nil, share(0.042)}, "took up to 4.2% of a CPU's time while the load ran"},
-		{"a range", []*float64{share(0.001), share(0.163), share(0.02)}, "took up to 0.1–16.3% of a CPU's time while the loads ran (steal time, each manifest's `load.machine_steal`; most in c1)."},
+		{"one measured", []*float64{nil, share(0.042)}, "took at most 4.2% of any one CPU's time while each load ran"},
+		{"the same in each", []*float64{share(0.0021), share(0.0018)}, "took at most 0.2% of any one CPU's time while each load ran"},
+		{"a range", []*float64{share(0.001), share(0.163), share(0.02)}, "took between 0.1% and 16.3% of any one CPU's time while each load ran (steal time, each manifest's `load.machine_steal`; most in c1)."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
