@@ -52,14 +52,14 @@ func (r *rawIO) Read(p []byte) (int, error) {
 	var errno syscall.Errno
 	err := r.rc.Read(func(fd uintptr) bool {
 		for {
-			m, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+			m, e := sysRead(fd, p)
 			switch e {
 			case syscall.EINTR:
 				continue
 			case syscall.EAGAIN:
 				return false
 			}
-			n, errno = int(m), e
+			n, errno = m, e
 			return true
 		}
 	})
@@ -81,10 +81,10 @@ func (r *rawIO) Write(p []byte) (int, error) {
 	var errno syscall.Errno
 	err := r.rc.Write(func(fd uintptr) bool {
 		for n < len(p) {
-			m, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[n])), uintptr(len(p)-n))
+			m, e := sysWrite(fd, p[n:])
 			switch e {
 			case 0:
-				n += int(m)
+				n += m
 			case syscall.EINTR:
 			case syscall.EAGAIN:
 				return false
@@ -111,4 +111,39 @@ func (r *rawIO) opError(op string, err error) error {
 		err = oe.Err
 	}
 	return &net.OpError{Op: op, Net: "tcp", Source: r.nc.LocalAddr(), Addr: r.nc.RemoteAddr(), Err: err}
+}
+
+// sysRead is read(2) of fd into p, which is not empty. Under the race detector it is
+// syscall.Read, whose annotations tell the detector that what was written before the bytes were
+// sent happened before they were read; a raw call would hide that and report races that are not.
+func sysRead(fd uintptr, p []byte) (int, syscall.Errno) {
+	if raceEnabled {
+		n, err := syscall.Read(int(fd), p)
+		return max(n, 0), errnoOf(err)
+	}
+	n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+	return int(n), e
+}
+
+// sysWrite is write(2) of p, which is not empty, to fd; syscall.Write under the race detector,
+// as sysRead.
+func sysWrite(fd uintptr, p []byte) (int, syscall.Errno) {
+	if raceEnabled {
+		n, err := syscall.Write(int(fd), p)
+		return max(n, 0), errnoOf(err)
+	}
+	n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+	return int(n), e
+}
+
+// errnoOf returns err's errno: 0 for nil, EIO for an error that is not one (syscall.Read and
+// Write return only errnos).
+func errnoOf(err error) syscall.Errno {
+	if err == nil {
+		return 0
+	}
+	if e, ok := err.(syscall.Errno); ok {
+		return e
+	}
+	return syscall.EIO
 }
