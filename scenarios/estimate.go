@@ -52,9 +52,15 @@ type Estimate struct {
 	Requests float64
 	// RawBytes is what the run writes: raw results and resources.csv.
 	RawBytes float64
-	// InFlight is the peak number of requests in flight: every endpoint at its highest rate with
-	// every request taking the load generator's whole timeout, capped per endpoint by the load
-	// generator's workers (loadgen.DefaultMaxWorkers), in every configuration run at once.
+	// InFlight is the peak number of requests in flight, in the configuration run with the most,
+	// times the runs at once. An endpoint at its highest rate may have every request take the
+	// load generator's whole timeout, capped by the load generator's workers
+	// (loadgen.DefaultMaxWorkers). Where the built-in service bounds an endpoint (every call it
+	// makes takes a slot of a pool, or it is an inbound endpoint, which answers at once), its
+	// requests either hold a slot or a place in a pool's queue, or are answered without waiting
+	// for anything: the bounded endpoints of a configuration then have at most its pools' slots
+	// and queues in flight, plus their rate times the client timeout (a generous bound on the
+	// requests answered at once).
 	InFlight float64
 	// FileDescriptors is the peak number of open files and sockets.
 	FileDescriptors float64
@@ -85,8 +91,9 @@ func (s *Scenario) Estimate(parallel int) Estimate {
 		sample = DefaultSampleEvery
 	}
 
-	var perRun, inFlight float64
-	for _, e := range s.Endpoints {
+	var perRun float64
+	demands := make([]endpointDemand, len(s.Endpoints))
+	for i, e := range s.Endpoints {
 		peak := e.Rate
 		if e.Rate == 0 {
 			peak = s.Load.Rate
@@ -104,7 +111,12 @@ func (s *Scenario) Estimate(parallel int) Estimate {
 			}
 		}
 		perRun += sent
-		inFlight += min(peak*loadTimeout.Seconds(), float64(loadgen.DefaultMaxWorkers))
+		demands[i] = endpointDemand{EndpointConfig: e.EndpointConfig, peak: peak,
+			inFlight: min(peak*loadTimeout.Seconds(), float64(loadgen.DefaultMaxWorkers))}
+	}
+	var inFlight float64
+	for _, c := range s.Configurations {
+		inFlight = max(inFlight, s.inFlight(c, demands))
 	}
 
 	var est Estimate
@@ -135,6 +147,41 @@ func (s *Scenario) Estimate(parallel int) Estimate {
 		est.Wall = time.Duration(wall * float64(time.Second))
 	}
 	return est
+}
+
+// endpointDemand is what one endpoint asks of a configuration run: its highest rate, and how
+// many of its requests may be in flight if each took the load generator's whole timeout.
+type endpointDemand struct {
+	service.EndpointConfig
+	peak, inFlight float64
+}
+
+// inFlight is the most requests configuration c may have in flight (see Estimate.InFlight).
+func (s *Scenario) inFlight(c Configuration, demands []endpointDemand) float64 {
+	var free, bounded, fast float64
+	covered := map[string]bool{}
+	var slots float64
+	for _, p := range c.Pools {
+		slots += float64(p.Size + p.QueueCapacity)
+		for _, d := range p.Dependencies {
+			covered[d] = true
+		}
+	}
+	for _, d := range demands {
+		pooled := c.Target == nil // a system of the user's own: nothing known of its bounds
+		if d.Inbound == nil {
+			for _, call := range d.Calls {
+				pooled = pooled && covered[call]
+			}
+		}
+		if !pooled {
+			free += d.inFlight
+			continue
+		}
+		bounded += d.inFlight
+		fast += d.peak * s.Timeout.Seconds()
+	}
+	return free + min(bounded, slots+fast)
 }
 
 // String writes the estimate on one line.

@@ -89,3 +89,53 @@ func TestEstimateOfTheAbsurd(t *testing.T) {
 		t.Errorf("an unknown machine refuses: %q", got)
 	}
 }
+
+// The built-in service bounds what its pools guard: an endpoint whose every call takes a slot of
+// a pool has at most the pools' slots and queues in flight, plus what is answered at once (its
+// rate times the client timeout). Without pools, or on a system of the user's own, every request
+// may take the load generator's whole timeout; the configuration run with the most in flight
+// sets the peak.
+func TestEstimateInFlightBoundedByThePools(t *testing.T) {
+	const rate = "rate: 1000/s" // per endpoint; the load timeout is 4 x 500 ms
+	unbounded := 1000 * 2.0     // one endpoint: 1,000/s x 2 s
+	fast := 1000 * 0.5          // one endpoint: 1,000/s x the 500 ms client timeout
+	tests := []struct {
+		name, configurations string
+		want                 float64
+	}{
+		{"no pools", "  - name: none\n", 2 * unbounded},
+		{"one shared pool of 5 with a queue of 5", "  - {name: shared, pools: [{name: p, size: 5, queue: 5, max_wait: 100ms, dependencies: [A, B]}]}\n",
+			10 + 2*fast},
+		{"split, both guarded", "  - {name: split, pools: [{name: a, size: 5, dependencies: [A]}, {name: b, size: 5, queue: 3, max_wait: 100ms, dependencies: [B]}]}\n",
+			13 + 2*fast},
+		{"the same pools on a url target", "  - {name: own, pools: [{name: p, size: 5, queue: 5, max_wait: 100ms, dependencies: [A, B]}], target: {url: \"http://127.0.0.1:8080\"}}\n",
+			2 * unbounded},
+		{"the largest configuration sets the peak", "  - {name: shared, pools: [{name: p, size: 5, queue: 5, max_wait: 100ms, dependencies: [A, B]}]}\n  - name: none\n",
+			2 * unbounded},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := strings.Replace(edit(t, "  - name: none\n", tt.configurations), "rate: 10/s", rate, 1)
+			s, err := Parse("t.yaml", []byte(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := s.Estimate(1).InFlight; math.Abs(got-tt.want) > 1e-9 {
+				t.Errorf("InFlight = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// Pools large enough that the bound is above the demand change nothing: the demand is the
+// smaller.
+func TestEstimateInFlightIsTheSmallerOfDemandAndPools(t *testing.T) {
+	src := edit(t, "  - name: none\n", "  - {name: shared, pools: [{name: p, size: 1000, queue: 1000, max_wait: 100ms, dependencies: [A, B]}]}\n")
+	s, err := Parse("t.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Estimate(1).InFlight; got != 40 { // 10/s x 2 s per endpoint, under 2,000 + 10
+		t.Errorf("InFlight = %v, want 40", got)
+	}
+}
