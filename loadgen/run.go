@@ -100,9 +100,10 @@ type Run struct {
 	checks   []Check
 	err      error
 
-	// cpuStart and cpuEnd are the machine's CPU time accounting read at T0 and when the last
-	// attack ended, for Check.Steal.
-	cpuStart, cpuEnd cpuTimes
+	// cpuStart is the machine's CPU time accounting read at T0; steal, what it says was stolen
+	// by the time the last attack ended (Check.Steal), set before done is closed.
+	cpuStart cpuTimes
+	steal    float64
 }
 
 type stopKind int
@@ -262,7 +263,7 @@ func Start(ctx context.Context, attacks []Attack, duration time.Duration, opts .
 		}
 		r.timer.Stop()
 		r.unhookCtx()
-		r.cpuEnd = cpuTimesNow()
+		r.steal = stealFraction(r.cpuStart, cpuTimesNow())
 		close(r.done)
 	}()
 	return r, nil
@@ -373,7 +374,7 @@ func (r *Run) Wait() ([]Check, error) {
 // exceeds the lag limit, which is how attacks too sparse for a p99 of their own (fewer than
 // MinLagSamples sends each, e.g. 500 partners at 1/s) are judged. Call it after Wait.
 func (r *Run) Pooled() Check {
-	c := Check{Name: "all", Valid: true, Steal: stealFraction(r.cpuStart, r.cpuEnd)}
+	c := Check{Name: "all", Valid: true, Steal: r.steal}
 	var lag samples
 	for i, a := range r.attacks {
 		lag.addAll(&a.lag)
@@ -406,7 +407,7 @@ func (r *Run) check(a *attackRun) Check {
 		LagMax:  a.lagMax,
 		Codes:   a.codes,
 		Classes: a.classes,
-		Steal:   stealFraction(r.cpuStart, r.cpuEnd),
+		Steal:   r.steal,
 	}
 	c.LagP50, c.LagP99 = a.lag.quantile(0.50), a.lag.quantile(0.99)
 	if !a.pacer.began.IsZero() {
