@@ -13,12 +13,13 @@ package loadgen
 //	BULKHEAD_LOADGEN_PACING=1    send lag against a trivial 200 server, 3 runs of
 //	                             BULKHEAD_LOADGEN_DURATION (5s) per rate in BULKHEAD_LOADGEN_RATES
 //	                             (50,1000,4000,8000) and per pacing in BULKHEAD_LOADGEN_PACINGS
-//	                             (timer; also nanosleep, plain) and transport in
+//	                             (timer; also greedy, nanosleep, plain) and transport in
 //	                             BULKHEAD_LOADGEN_TRANSPORTS (h1,nethttp), runs interleaved: lag p50/p99/max
 //	                             and the process's CPU use, beside the machine's noise floor. The
 //	                             server is BULKHEAD_LOADGEN_TARGET, or a child process on the CPUs
 //	                             this one does not have (BULKHEAD_LOADGEN_SERVER=inprocess: in
-//	                             this one). For one core:
+//	                             this one). BULKHEAD_LOADGEN_KEEP names a folder for the raw
+//	                             results, one file per run. For one core:
 //	                             BULKHEAD_LOADGEN_PACING=1 taskset -c 0 go test -run FigurePacing -v ./loadgen
 //	BULKHEAD_LOADGEN_START=1     BULKHEAD_LOADGEN_ATTACKS (500) attacks at 1/s for 2 s against a
 //	                             trivial server, 3 runs: how long Start took, the largest start
@@ -231,6 +232,14 @@ func TestFigurePacing(t *testing.T) {
 	}
 	names := strings.Split(envOr(t, "BULKHEAD_LOADGEN_PACINGS", pace.String()), ",")
 	transports := strings.Split(envOr(t, "BULKHEAD_LOADGEN_TRANSPORTS", "h1,nethttp"), ",")
+	// The raw results go to BULKHEAD_LOADGEN_KEEP when it names a folder, to follow a run send by
+	// send afterwards; to a temporary one otherwise.
+	keep := os.Getenv("BULKHEAD_LOADGEN_KEEP")
+	if keep == "" {
+		keep = t.TempDir()
+	} else if err := os.MkdirAll(keep, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	t.Logf("pacing: load generator on GOMAXPROCS %d, trivial server %s, %v per run", runtime.GOMAXPROCS(0), where, duration)
 	// Runs valid, of all and of those the hypervisor left alone (no CPU lost NotableSteal), per
 	// transport, pacing and rate, in the order first run.
@@ -244,7 +253,7 @@ func TestFigurePacing(t *testing.T) {
 				for _, name := range names {
 					useTransport(t, tname)
 					usePacing(t, name)
-					f, err := os.Create(filepath.Join(t.TempDir(), "raw.json"))
+					f, err := os.Create(filepath.Join(keep, fmt.Sprintf("%s-%s-%.0f-%d.json", tname, name, rate, run+1)))
 					if err != nil {
 						t.Fatal(err)
 					}

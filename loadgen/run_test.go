@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bulkheadlab/bulkhead/loadgen/h1"
 	"github.com/bulkheadlab/bulkhead/outcome"
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 )
@@ -489,6 +490,29 @@ func TestStartRejects(t *testing.T) {
 			t.Fatalf("Start = %v, %v; want nil and context.Canceled", r, err)
 		}
 	})
+}
+
+// Start opens each attack's first connections before T0, one per worker it starts with, and
+// sends nothing on them: the server sees exactly the requests the results hold.
+func TestStartOpensTheFirstConnectionsBeforeT0(t *testing.T) {
+	var requests atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { requests.Add(1) }))
+	defer srv.Close()
+	var out bytes.Buffer
+	r := startRun(t, []Attack{{Name: "/", URL: srv.URL + "/", Pacer: mustPacer(t, 300, ArrivalsConstant, 0), Out: &out}}, 100*time.Millisecond)
+	a := r.attacks[0]
+	warmed, dialsAtT0 := a.warmed, a.transport.(*h1.Transport).Dials()
+	checks, err := r.Wait()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.workers != 3 || warmed != 3 || dialsAtT0 != 3 {
+		t.Errorf("at 300/s: %d workers, %d connections warmed and %d dialed before T0, want 3 each", a.workers, warmed, dialsAtT0)
+	}
+	results := decodeAll(t, "/", out.Bytes())
+	if got := requests.Load(); got != int64(len(results)) || got != int64(checks[0].Sent) {
+		t.Errorf("the server saw %d requests, the results hold %d and the check counts %d sent", got, len(results), checks[0].Sent)
+	}
 }
 
 // The rolling window behind Progress, on a synthetic clock.

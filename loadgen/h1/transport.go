@@ -405,6 +405,30 @@ func (t *Transport) CloseIdleConnections() {
 	t.fallback.CloseIdleConnections()
 }
 
+// Warm dials up to n connections to rawURL's host and keeps them idle (as many as the pool
+// takes), so that the first requests there need no dial. It blocks until every dial has ended or
+// ctx is done, and returns how many connections it added to the pool. It sends nothing: the
+// server sees connections open and wait, not requests. A URL Transport would not handle itself
+// (not plain http://) warms nothing, and a failed dial ends the warming: the requests will meet
+// the same failure and report it.
+func (t *Transport) Warm(ctx context.Context, rawURL string, n int) int {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
+	if err != nil || !handles(req) || t.noKeep {
+		return 0
+	}
+	addr := hostPort(req.URL.Host)
+	warmed := 0
+	for range min(n, t.maxIdle) {
+		c, _, err := t.conn(ctx, addr, time.Time{}, maxReusedAttempts)
+		if err != nil {
+			break
+		}
+		t.put(addr, c)
+		warmed++
+	}
+	return warmed
+}
+
 // Dials returns how many connections RoundTrip has dialed (or tried to), requests sent through
 // net/http not counted.
 func (t *Transport) Dials() uint64 { return t.dials.Load() }

@@ -189,6 +189,79 @@ func TestConcurrentRequestsEachGetTheirOwnConnectionAndKeepIt(t *testing.T) {
 	}
 }
 
+func TestWarmOpensConnectionsThatTheFirstRequestsUseAndSendsNothing(t *testing.T) {
+	release := make(chan struct{})
+	var arrived sync.WaitGroup
+	var requests atomic.Int64
+	srv, conns := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		arrived.Done()
+		<-release
+	})
+	tr := New(Options{Timeout: 5 * time.Second, MaxIdlePerHost: 10})
+	const n = 3
+	if got := tr.Warm(t.Context(), srv.URL+"/x", n); got != n {
+		t.Fatalf("Warm opened %d connections, want %d", got, n)
+	}
+	// n requests held at once need n connections: the warmed ones, with no dial.
+	arrived.Add(n)
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			if _, _, err := get(t, client(tr), srv.URL+"/x"); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	arrived.Wait()
+	close(release)
+	wg.Wait()
+	if got := tr.Dials(); got != n {
+		t.Errorf("%d dials for %d warmed connections and %d requests, want %d", got, n, n, n)
+	}
+	if got := conns.Load(); got != n {
+		t.Errorf("the server accepted %d connections, want %d", got, n)
+	}
+	if got := requests.Load(); got != n {
+		t.Errorf("the server saw %d requests for %d sent: Warm sent some", got, n)
+	}
+}
+
+func TestWarmOpensNothingItWouldNotUse(t *testing.T) {
+	srv, _ := countingServer(t, func(http.ResponseWriter, *http.Request) {})
+	closed := func() string {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ln.Close()
+		return "http://" + ln.Addr().String() + "/"
+	}()
+	for _, tc := range []struct {
+		name        string
+		o           Options
+		url         string
+		n           int
+		want, dials int
+	}{
+		{"more than the pool keeps", Options{MaxIdlePerHost: 2}, srv.URL + "/", 5, 2, 2},
+		{"keep-alive off", Options{DisableKeepAlives: true}, srv.URL + "/", 3, 0, 0},
+		{"https, which net/http serves", Options{}, strings.Replace(srv.URL, "http:", "https:", 1) + "/", 3, 0, 0},
+		{"a port nobody listens on: the first refusal ends it", Options{}, closed, 3, 0, 1},
+		{"not a URL", Options{}, "http://[::1", 3, 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := New(tc.o)
+			if got := tr.Warm(t.Context(), tc.url, tc.n); got != tc.want {
+				t.Errorf("Warm(%q, %d) opened %d connections, want %d", tc.url, tc.n, got, tc.want)
+			}
+			if got := tr.Dials(); got != uint64(tc.dials) {
+				t.Errorf("Warm(%q, %d) dialed %d times, want %d", tc.url, tc.n, got, tc.dials)
+			}
+		})
+	}
+}
+
 func TestConnectionCloseIsHonouredBothWays(t *testing.T) {
 	srv, conns := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/close" {
