@@ -19,7 +19,8 @@ package loadgen
 //	                             server is BULKHEAD_LOADGEN_TARGET, or a child process on the CPUs
 //	                             this one does not have (BULKHEAD_LOADGEN_SERVER=inprocess: in
 //	                             this one). BULKHEAD_LOADGEN_KEEP names a folder for the raw
-//	                             results, one file per run. For one core:
+//	                             results, one file per run; BULKHEAD_LOADGEN_WARM_SPAN sets
+//	                             warmSpan. For one core:
 //	                             BULKHEAD_LOADGEN_PACING=1 taskset -c 0 go test -run FigurePacing -v ./loadgen
 //	BULKHEAD_LOADGEN_START=1     BULKHEAD_LOADGEN_ATTACKS (500) attacks at 1/s for 2 s against a
 //	                             trivial server, 3 runs: how long Start took, the largest start
@@ -222,6 +223,9 @@ func TestFigurePacing(t *testing.T) {
 		target = where[strings.LastIndex(where, " ")+1:]
 	}
 	duration := envDuration(t, "BULKHEAD_LOADGEN_DURATION", 5*time.Second)
+	old := warmSpan
+	warmSpan = envDuration(t, "BULKHEAD_LOADGEN_WARM_SPAN", warmSpan)
+	t.Cleanup(func() { warmSpan = old })
 	var rates []float64
 	for _, s := range strings.Split(envOr(t, "BULKHEAD_LOADGEN_RATES", "50,1000,4000,8000"), ",") {
 		r, err := ParseRate(s)

@@ -129,10 +129,10 @@ type attackRun struct {
 	errors    atomic.Uint64
 	window    *window
 
-	// workers is how many workers the attack starts with, warmed how many connections Start
-	// opened for them before T0 (warm).
-	workers uint64
-	warmed  int
+	// workers is how many workers the attack starts with; Start opens warm connections for them
+	// before T0 and warmed says how many it did (warm).
+	workers      uint64
+	warm, warmed int
 
 	// Owned by the drain goroutine until it ends: every send's lag, exactly, in memory that grows
 	// with the sends.
@@ -227,6 +227,7 @@ func Start(ctx context.Context, attacks []Attack, duration time.Duration, opts .
 			Attack:    a,
 			transport: tr,
 			workers:   workers,
+			warm:      warmConnections(peakRate(a.Pacer), workers, o.maxWorkers, o.connections),
 			attacker: vegeta.NewAttacker(
 				vegeta.Client(client),
 				vegeta.MaxWorkers(o.maxWorkers),
@@ -292,8 +293,20 @@ type warmer interface {
 	Warm(ctx context.Context, rawURL string, n int) int
 }
 
-// warm opens each attack's first connections, as many as it starts workers with, all attacks at
-// once, and blocks until they are open, failed, or within passed (timeout zero: maxWarm).
+// warmSpan is how much of an attack's peak rate Start opens connections for before T0: the
+// connections that many sends in flight at once need (warmConnections). Only figures change it.
+var warmSpan = 5 * time.Millisecond
+
+// warmConnections is how many connections Start opens for an attack before T0: enough for
+// warmSpan of its peak rate in flight, and for every worker it starts with, within the workers it
+// may have and the idle connections it may keep.
+func warmConnections(rate float64, workers, maxWorkers uint64, connections int) int {
+	n := max(uint64(math.Ceil(rate*warmSpan.Seconds())), workers)
+	return int(min(n, maxWorkers, uint64(connections)))
+}
+
+// warm opens each attack's first connections (attackRun.warm of them), all attacks at once, and
+// blocks until they are open, failed, or within passed (timeout zero: maxWarm).
 //
 // Why: an attack's first sends otherwise each dial, and the server accepts, at the moment the
 // schedule starts: at 8,000 sends/s on one core the first 10 ms of a run were up to 400 sends late
@@ -311,7 +324,7 @@ func warm(ctx context.Context, attacks []*attackRun, within time.Duration) {
 		if !ok {
 			continue
 		}
-		wg.Go(func() { a.warmed = w.Warm(ctx, a.URL, int(a.workers)) })
+		wg.Go(func() { a.warmed = w.Warm(ctx, a.URL, a.warm) })
 	}
 	wg.Wait()
 }

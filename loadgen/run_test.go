@@ -515,6 +515,29 @@ func TestStartOpensTheFirstConnectionsBeforeT0(t *testing.T) {
 	}
 }
 
+// An attack warms connections for warmSpan of its peak rate, for every worker it starts with, and
+// no more than it may keep idle.
+func TestWarmConnectionsCoverTheWorkersAndAFewMillisecondsOfSends(t *testing.T) {
+	for _, tc := range []struct {
+		rate        float64
+		maxWorkers  uint64
+		connections int
+		want        int
+	}{
+		{1, DefaultMaxWorkers, DefaultConnections, 1},         // one worker, one connection
+		{300, DefaultMaxWorkers, DefaultConnections, 3},       // 3 workers (10 ms of sends) outnumber 5 ms of sends
+		{8000, DefaultMaxWorkers, DefaultConnections, 40},     // 5 ms of sends: 40 in flight at once before a dial
+		{100_000, DefaultMaxWorkers, DefaultConnections, 500}, // no cap of its own
+		{8000, 25, DefaultConnections, 25},                    // the workers the attack may have
+		{8000, DefaultMaxWorkers, 16, 16},                     // the idle connections it may keep
+	} {
+		workers := initialWorkers(tc.rate, tc.maxWorkers)
+		if got := warmConnections(tc.rate, workers, tc.maxWorkers, tc.connections); got != tc.want {
+			t.Errorf("warmConnections(%v/s, %d workers of %d, %d connections) = %d, want %d", tc.rate, workers, tc.maxWorkers, tc.connections, got, tc.want)
+		}
+	}
+}
+
 // The rolling window behind Progress, on a synthetic clock.
 func TestWindow(t *testing.T) {
 	t0 := time.Unix(1000, 0)
