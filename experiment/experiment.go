@@ -473,6 +473,17 @@ func targetRecord(p *Plan, b *bench) *rundir.Target {
 
 // classifier is how the load generator classes p's results: the built-in contract for the
 // built-in service, the configuration's outcome mapping for any other target.
+// loadOptions are the load generator's options for p: its timeout, the lag limit, the target's
+// classifier, no connection opened ahead when the built-in service caps its inbound connections
+// (they would hold places the load would not have taken), then extra.
+func loadOptions(p *Plan, lagLimit time.Duration, extra []loadgen.Opt) []loadgen.Opt {
+	opts := []loadgen.Opt{loadgen.WithTimeout(p.LoadTimeout), loadgen.WithLagLimit(lagLimit), loadgen.WithClassifier(classifier(p))}
+	if p.Configuration.Target == nil && p.Scenario.Limits.MaxInboundConns > 0 {
+		opts = append(opts, loadgen.WithoutWarm())
+	}
+	return append(opts, extra...)
+}
+
 func classifier(p *Plan) outcome.Classifier {
 	if p.Configuration.Target == nil {
 		return nil
@@ -511,9 +522,7 @@ func execute(ctx context.Context, p *Plan, dir string, parallel int, opts Option
 		return nil, err
 	}
 	defer out.close()
-	lopts := append([]loadgen.Opt{loadgen.WithTimeout(p.LoadTimeout), loadgen.WithLagLimit(m.LagLimit),
-		loadgen.WithClassifier(classifier(p))}, opts.Loadgen...)
-	lr, lrec, err := startLoad(ctx, p, dir, b.target.URL(), opts.Load, out, lopts, opts)
+	lr, lrec, err := startLoad(ctx, p, dir, b.target.URL(), opts.Load, out, loadOptions(p, m.LagLimit, opts.Loadgen), opts)
 	if err != nil {
 		if ctx.Err() != nil { // interrupted while starting: not a failure of this configuration
 			// The folder exists but nothing was measured in it; it says so, as after a failed start.

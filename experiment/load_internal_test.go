@@ -3,6 +3,7 @@ package experiment
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/bulkheadlab/bulkhead/attack"
 	"github.com/bulkheadlab/bulkhead/loadgen"
@@ -60,5 +61,33 @@ func TestPlannedAttacksSurviveTheSpec(t *testing.T) {
 		if !kinds[k] {
 			t.Errorf("no built-in scenario plans a %s pacer: the test no longer covers it", k)
 		}
+	}
+}
+
+// The load opens connections ahead of its schedule, except against a built-in service that caps
+// its inbound connections, where they would hold places the load would not have taken; options
+// given by the caller come last.
+func TestLoadWarmsItsConnectionsUnlessTheServiceCapsThem(t *testing.T) {
+	sc, err := scenarios.Open("hypothesis")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plans, err := Plans(sc, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := plans[0]
+	if s := loadgen.Resolve(loadOptions(p, time.Millisecond, nil)...); s.NoWarm || s.LagLimit != time.Millisecond || s.Timeout != p.LoadTimeout {
+		t.Errorf("no cap: settings %+v, want warm connections, the lag limit and the plan's timeout", s)
+	}
+	capped := *sc
+	capped.Limits.MaxInboundConns = 8
+	c := *p
+	c.Scenario = &capped
+	if s := loadgen.Resolve(loadOptions(&c, time.Millisecond, nil)...); !s.NoWarm {
+		t.Errorf("inbound connections capped at 8: settings %+v, want no connection opened ahead", s)
+	}
+	if s := loadgen.Resolve(loadOptions(p, time.Millisecond, []loadgen.Opt{loadgen.WithLagLimit(time.Second)})...); s.LagLimit != time.Second {
+		t.Errorf("the caller's lag limit: settings %+v, want 1s", s)
 	}
 }

@@ -50,6 +50,7 @@ type options struct {
 	connections int
 	lagLimit    time.Duration
 	keepAlive   bool
+	noWarm      bool
 	classify    outcome.Classifier
 }
 
@@ -90,6 +91,11 @@ func WithMaxWorkers(n uint64) Opt { return func(o *options) { o.maxWorkers = n }
 // WithConnections sets the idle connections kept per host (default DefaultConnections). It does
 // not cap open connections. It must be positive.
 func WithConnections(n int) Opt { return func(o *options) { o.connections = n } }
+
+// WithoutWarm makes Start open no connection before T0 (see warm): every connection is dialed by
+// the send that needs it. For a system under test that caps its inbound connections, where
+// connections opened ahead would hold places the load would not have taken.
+func WithoutWarm() Opt { return func(o *options) { o.noWarm = true } }
 
 // WithLagLimit sets the send lag p99 above which a Check is invalid (default DefaultLagLimit). It
 // must be positive.

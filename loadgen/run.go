@@ -242,7 +242,9 @@ func Start(ctx context.Context, attacks []Attack, duration time.Duration, opts .
 		r.attacks = append(r.attacks, ar)
 	}
 
-	warm(ctx, r.attacks, min(o.timeout, maxWarm))
+	if !o.noWarm {
+		warm(ctx, r.attacks, min(o.timeout, maxWarm))
+	}
 	if err := ctx.Err(); err != nil {
 		for _, a := range r.attacks {
 			a.transport.CloseIdleConnections()

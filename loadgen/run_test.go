@@ -515,6 +515,20 @@ func TestStartOpensTheFirstConnectionsBeforeT0(t *testing.T) {
 	}
 }
 
+// WithoutWarm: no connection before T0; the first send dials.
+func TestStartWithoutWarmOpensNoConnectionBeforeT0(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	r := startRun(t, []Attack{{Name: "/", URL: srv.URL + "/", Pacer: mustPacer(t, 1, ArrivalsConstant, 0), Out: io.Discard}}, 100*time.Millisecond, WithoutWarm())
+	warmed := r.attacks[0].warmed
+	if _, err := r.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if warmed != 0 {
+		t.Errorf("WithoutWarm: %d connections opened before T0, want 0", warmed)
+	}
+}
+
 // An attack warms connections for warmSpan of its peak rate, for every worker it starts with, and
 // no more than it may keep idle.
 func TestWarmConnectionsCoverTheWorkersAndAFewMillisecondsOfSends(t *testing.T) {

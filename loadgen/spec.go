@@ -111,6 +111,7 @@ type Settings struct {
 	Connections int           `json:"connections"`
 	LagLimit    time.Duration `json:"lag_limit_ns"`
 	KeepAlive   bool          `json:"keep_alive"`
+	NoWarm      bool          `json:"no_warm,omitempty"`
 }
 
 // Resolve applies opts, in any order, to the defaults and returns the resulting settings. It
@@ -120,11 +121,15 @@ func Resolve(opts ...Opt) Settings {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	return Settings{Timeout: o.timeout, MaxWorkers: o.maxWorkers, Connections: o.connections, LagLimit: o.lagLimit, KeepAlive: o.keepAlive}
+	return Settings{Timeout: o.timeout, MaxWorkers: o.maxWorkers, Connections: o.connections, LagLimit: o.lagLimit, KeepAlive: o.keepAlive, NoWarm: o.noWarm}
 }
 
 // Opts returns the options that give a Run these settings.
 func (s Settings) Opts() []Opt {
-	return []Opt{WithTimeout(s.Timeout), WithMaxWorkers(s.MaxWorkers), WithConnections(s.Connections),
+	opts := []Opt{WithTimeout(s.Timeout), WithMaxWorkers(s.MaxWorkers), WithConnections(s.Connections),
 		WithLagLimit(s.LagLimit), WithKeepAlive(s.KeepAlive)}
+	if s.NoWarm {
+		opts = append(opts, WithoutWarm())
+	}
+	return opts
 }

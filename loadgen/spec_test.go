@@ -108,15 +108,15 @@ func TestPacerSpecRejects(t *testing.T) {
 // Settings carry every option but the classifier, whatever order they were given in, and give
 // them back.
 func TestSettingsRoundTrip(t *testing.T) {
-	s := Resolve(WithLagLimit(10*time.Millisecond), WithTimeout(2*time.Second), WithKeepAlive(false), WithConnections(7), WithMaxWorkers(9))
-	want := Settings{Timeout: 2 * time.Second, MaxWorkers: 9, Connections: 7, LagLimit: 10 * time.Millisecond, KeepAlive: false}
+	s := Resolve(WithLagLimit(10*time.Millisecond), WithTimeout(2*time.Second), WithKeepAlive(false), WithConnections(7), WithMaxWorkers(9), WithoutWarm())
+	want := Settings{Timeout: 2 * time.Second, MaxWorkers: 9, Connections: 7, LagLimit: 10 * time.Millisecond, KeepAlive: false, NoWarm: true}
 	if s != want {
 		t.Fatalf("Resolve = %+v; want %+v", s, want)
 	}
 	if again := Resolve(s.Opts()...); again != s {
 		t.Errorf("Resolve(Opts()) = %+v; want %+v", again, s)
 	}
-	if d := Resolve(); d != (Settings{DefaultTimeout, DefaultMaxWorkers, DefaultConnections, DefaultLagLimit, DefaultKeepAlive}) {
+	if d := Resolve(); d != (Settings{DefaultTimeout, DefaultMaxWorkers, DefaultConnections, DefaultLagLimit, DefaultKeepAlive, false}) {
 		t.Errorf("Resolve() = %+v; want the defaults", d)
 	}
 }
