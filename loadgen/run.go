@@ -222,12 +222,13 @@ func Start(ctx context.Context, attacks []Attack, duration time.Duration, opts .
 	r := &Run{duration: duration, opts: o, done: make(chan struct{})}
 	for _, a := range attacks {
 		client, tr := newClient(o)
-		workers := initialWorkers(peakRate(a.Pacer), o.maxWorkers)
+		rate := peakRate(a.Pacer)
+		workers := initialWorkers(rate, o.maxWorkers)
 		ar := &attackRun{
 			Attack:    a,
 			transport: tr,
 			workers:   workers,
-			warm:      warmConnections(peakRate(a.Pacer), workers, o.maxWorkers, o.connections),
+			warm:      warmConnections(rate, workers, o.maxWorkers, o.connections),
 			attacker: vegeta.NewAttacker(
 				vegeta.Client(client),
 				vegeta.MaxWorkers(o.maxWorkers),
@@ -308,16 +309,13 @@ func warmConnections(rate float64, workers, maxWorkers uint64, connections int) 
 }
 
 // warm opens each attack's first connections (attackRun.warm of them), all attacks at once, and
-// blocks until they are open, failed, or within passed (timeout zero: maxWarm).
+// blocks until they are open, failed, or within passed.
 //
 // Why: an attack's first sends otherwise each dial, and the server accepts, at the moment the
 // schedule starts: at 8,000 sends/s on one core the first 25 ms of a run held 77-660 sends over
 // 1 ms late (issue 12), up to more than the whole run's lag budget of 400. Opening a connection
 // sends nothing, so the system under test counts no request that is not in the results.
 func warm(ctx context.Context, attacks []*attackRun, within time.Duration) {
-	if within <= 0 {
-		within = maxWarm
-	}
 	ctx, cancel := context.WithTimeout(ctx, within)
 	defer cancel()
 	var wg sync.WaitGroup
