@@ -5,7 +5,7 @@ BIN     := bin/bulkhead
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 SCENARIO ?= hypothesis
 
-.PHONY: run test build vet bench clean
+.PHONY: run test test-short test-e2e build vet bench clean
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/bulkhead
@@ -13,16 +13,18 @@ build:
 run: build
 	./$(BIN) run $(SCENARIO)
 
-# End-to-end packages run real load and judge runs by their send lag; the race detector slows the
-# load generator several-fold and would make every such run invalid, so they run without it. Every
-# package they drive is also tested under -race by its own unit tests.
-E2E := ./e2e ./verdicts
-
+# Two tiers (.ci/test says what each runs): tier 1 is gofmt, vet and the unit tests under the race
+# detector with -short; tier 2 runs every test without the race detector, the end-to-end ones
+# too (those that judge real runs one package at a time). Per-package times and each tier's wall
+# time are printed at the end. Tests that run a real time line call testenv.Long: never under -race.
 test:
-	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
-	$(GO) vet ./...
-	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v -e /e2e$$ -e /verdicts$$)
-	$(GO) test -count=1 -timeout 30m $(E2E)
+	@GO=$(GO) .ci/test
+
+test-short:
+	@GO=$(GO) .ci/test 1
+
+test-e2e:
+	@GO=$(GO) .ci/test 2
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

@@ -22,11 +22,17 @@ import (
 	"github.com/bulkheadlab/bulkhead/loadgen"
 	"github.com/bulkheadlab/bulkhead/outcome"
 	"github.com/bulkheadlab/bulkhead/rundir"
+	"github.com/bulkheadlab/bulkhead/supervise"
 )
 
 // The test binary plays `bulkhead attack`: started as "<test binary> attack <spec>", it serves
 // the spec as the real command does.
 func TestMain(m *testing.M) {
+	if os.Getenv("BULKHEAD_FIGURE_SERVER") == "1" {
+		figureServer() // the figure's trivial server, in a process of its own
+		return
+	}
+	supervise.Init() // children start through the shim, as bulkhead's do
 	if len(os.Args) == 3 && os.Args[1] == "attack" {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		err := Serve(ctx, os.Args[2], os.Stdout, os.Stderr)
@@ -212,6 +218,61 @@ func TestProcessKilled(t *testing.T) {
 	}
 	for _, a := range spec.Attacks {
 		readRaw(t, filepath.Join(dir, a.RawFile)) // fails the test on a cut-off line
+	}
+}
+
+// A child that stops sending events (frozen by SIGSTOP here; a deadlock or a starved CPU alike)
+// is killed by the watchdog once it has been quiet for the limit: Wait returns at once, without
+// checks, with ErrStalled saying how long it was quiet, and the results it wrote stay readable.
+// ProgressAge meanwhile shows its last progress growing old.
+func TestProcessStalled(t *testing.T) {
+	srv := ok(t)
+	dir := folder(t)
+	spec := testSpec(t, srv, time.Minute)
+	p, err := Start(context.Background(), spec, Options{Name: "configuration shared-r1: load generator",
+		Argv: []string{os.Args[0], "attack"}, Dir: dir, StallAfter: 400 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.proc.Stop() })
+	waitProgress(p, func(g loadgen.Progress) bool { return g.Done >= 20 })
+	if age := p.ProgressAge(); age > 300*time.Millisecond {
+		t.Errorf("ProgressAge = %s while the child reports every %s", age, spec.ProgressEvery)
+	}
+	if err := syscall.Kill(p.Pid(), syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	checks, err := p.Wait()
+	if checks != nil || !errors.Is(err, ErrStalled) {
+		t.Fatalf("Wait = %v, %v; want no checks and ErrStalled", checks, err)
+	}
+	for _, want := range []string{"configuration shared-r1: load generator", "stopped reporting: no event for", "the limit 400ms", "killed"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	if age := p.ProgressAge(); age < 400*time.Millisecond {
+		t.Errorf("ProgressAge = %s after the watchdog fired; want at least its limit", age)
+	}
+	for _, a := range spec.Attacks {
+		readRaw(t, filepath.Join(dir, a.RawFile)) // fails the test on a cut-off line
+	}
+}
+
+// The watchdog's limit is the one asked for, DefaultStallAfter by default, and never under three
+// progress periods (a child reporting every second is not frozen after two).
+func TestStallAfter(t *testing.T) {
+	for _, c := range []struct {
+		every, asked, want time.Duration
+	}{
+		{time.Second, 0, DefaultStallAfter},
+		{time.Second, 10 * time.Second, 10 * time.Second},
+		{time.Second, time.Second, 3 * time.Second},
+		{0, 0, DefaultStallAfter}, // DefaultProgressEvery
+	} {
+		if got := stallAfter(Spec{ProgressEvery: c.every}, c.asked); got != c.want {
+			t.Errorf("progress every %s, asked %s: limit %s, want %s", c.every, c.asked, got, c.want)
+		}
 	}
 }
 

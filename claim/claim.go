@@ -7,6 +7,13 @@
 // loader.
 package claim
 
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
 // Claim is one claim of a seed, written as data so that every seed's claims go through the same
 // engine: a measured figure (Measure) compared by Op with a number (Value) or with another
 // measured figure (Than) scaled by Factor and shifted by Plus. Require lists preconditions, each
@@ -38,30 +45,55 @@ package claim
 //	    than: {metric: success_rate, configuration: split, phase: errors, endpoint: /b, minus: {configuration: shared}}
 type Claim struct {
 	// ID names the claim in the report; unique within the file, a plain name.
-	ID string `yaml:"id" json:"id"`
+	ID string `yaml:"id" json:"id" scenario:"required"`
 	// Says is the claim in the seed's words.
-	Says string `yaml:"says" json:"says"`
+	Says      string `yaml:"says" json:"says" scenario:"required"`
+	Condition `yaml:",inline"`
 	// Require lists preconditions: the claim is not measurable unless each holds (its whole
 	// interval satisfies it), and the report names the figure of the first that does not.
 	Require []Condition `yaml:"require,omitempty" json:"require,omitempty"`
 	// NormalLoad marks a claim about normal load (the cost of isolation): every phase its
 	// Measure and Than name must be declared in the scenario's roles.normal_load.
 	NormalLoad bool `yaml:"normal_load,omitempty" json:"normal_load,omitempty"`
-	Condition  `yaml:",inline"`
+	// Source is where the claim is written, "file:line" of its scenario file, set by the loader
+	// and recorded in claims.json so a report can point a CI annotation at it ("" when unknown).
+	Source string `yaml:"-" json:"source,omitempty"`
+	// Test names the test (a scenario's `tests:` entry, e.g. "isolation") that derived the claim
+	// from the scenario's roles; "" for a claim written in its claims: block.
+	Test string `yaml:"-" json:"test,omitempty"`
+	// NoiseFloor holds the scenario's noise floors by metric (its `noise_floor:` block, copied
+	// into every claim by the loader): how far a figure of one run may move from run to run.
+	// With one repetition a claim comparing configurations is decided only beyond them.
+	NoiseFloor map[string]Floor `yaml:"-" json:"noise_floor,omitempty"`
+}
+
+// Floor is a noise floor: the 95% half-width by which a figure of one run may move from run to
+// run, absolute (in the metric's unit) or relative to the figure, whichever is larger.
+type Floor struct {
+	Abs float64 `json:"abs,omitempty"`
+	Rel float64 `json:"rel,omitempty"`
+}
+
+// Of returns the floor for a figure of value v.
+func (f Floor) Of(v float64) float64 {
+	if v < 0 {
+		v = -v
+	}
+	return max(f.Abs, f.Rel*v)
 }
 
 // Condition is one comparison: Measure Op (Value or Than) x Factor + Plus. A claim is one, and
 // so is each of its preconditions.
 type Condition struct {
-	Measure Measure `yaml:"measure" json:"measure"`
+	Measure Measure `yaml:"measure" json:"measure" scenario:"required"`
 	// Op is one of ClaimOps.
-	Op string `yaml:"op" json:"op"`
+	Op string `yaml:"op" json:"op" scenario:"required"`
 	// Value is the right side when it is a number. Exactly one of Value and Than is set.
 	Value *float64 `yaml:"value,omitempty" json:"value,omitempty"`
 	// Than is the right side when it is another measured figure.
 	Than *Measure `yaml:"than,omitempty" json:"than,omitempty"`
 	// Factor multiplies the right side (Value or Than). 0 means 1; when written it must be > 0.
-	Factor float64 `yaml:"factor,omitempty" json:"factor,omitempty"`
+	Factor float64 `yaml:"factor,omitempty" json:"factor,omitempty" scenario:"nonzero,default=1"`
 	// Plus is added to the right side after Factor, in the unit of the metric: an expected gap
 	// ("1.0 s after the workers filled"), never a margin for noise (the interval is that).
 	Plus float64 `yaml:"plus,omitempty" json:"plus,omitempty"`
@@ -69,19 +101,25 @@ type Condition struct {
 	Tolerance float64 `yaml:"tolerance,omitempty" json:"tolerance,omitempty"`
 }
 
-// Measure names one figure of a run: a metric of one endpoint (Endpoint) or of one resource
-// (Resource, as named in resources.csv) in one configuration and phase. With repetitions the
+// Measure names one figure of a run: a metric (see Catalogue) of one endpoint (Endpoint) or of
+// one resource (Resource, as named in resources.csv) in one configuration and phase; a metric
+// of an endpoint that takes the key resource (attributed_share) names both. With repetitions the
 // figure is the mean over the configuration's repetitions.
 //
 // Minus or Over turn it into a comparison between two figures: the figure minus (or divided by)
 // another one, written as the fields that differ ({configuration: shared}); the others are taken
 // from this Measure.
 type Measure struct {
-	Metric        string `yaml:"metric" json:"metric"`
-	Configuration string `yaml:"configuration" json:"configuration"`
-	Phase         string `yaml:"phase" json:"phase"`
-	Endpoint      string `yaml:"endpoint,omitempty" json:"endpoint,omitempty"`
-	Resource      string `yaml:"resource,omitempty" json:"resource,omitempty"`
+	// Metric names the figure: one of Catalogue.
+	Metric string `yaml:"metric" json:"metric" scenario:"required"`
+	// Configuration and Phase name where it is measured.
+	Configuration string `yaml:"configuration" json:"configuration" scenario:"required"`
+	Phase         string `yaml:"phase" json:"phase" scenario:"required"`
+	// Endpoint names the endpoint of an endpoint metric (a path, or "others": the endpoints
+	// calling no faulted dependency, pooled).
+	Endpoint string `yaml:"endpoint,omitempty" json:"endpoint,omitempty"`
+	// Resource names the resource of a resource metric, as resources.csv does ("pool:shared").
+	Resource string `yaml:"resource,omitempty" json:"resource,omitempty"`
 	// Until, for resource metrics, ends the window at the first sample where this resource is at
 	// capacity ("until: breaker:B" = before the breaker opened). When it never is, the window is
 	// the whole phase (the report says so).
@@ -89,9 +127,15 @@ type Measure struct {
 	// LevelOf names the endpoint whose level time_to_level_s waits for (only for that metric).
 	LevelOf string `yaml:"level_of,omitempty" json:"level_of,omitempty"`
 	// Minus subtracts another figure; Over divides by it. At most one, and not nested.
-	Minus *Measure `yaml:"minus,omitempty" json:"minus,omitempty"`
-	Over  *Measure `yaml:"over,omitempty" json:"over,omitempty"`
+	Minus *Measure `yaml:"minus,omitempty" json:"minus,omitempty" scenario:"partial"`
+	Over  *Measure `yaml:"over,omitempty" json:"over,omitempty" scenario:"partial"`
 }
+
+// Others is the endpoint name a measure gives for the endpoints that call no faulted dependency,
+// pooled: in a scenario of many endpoints (a hub of 500 partners) the report pools them into one
+// group whose figures are over all their requests together, and a claim about "the other 499"
+// measures that group.
+const Others = "others"
 
 // Other returns the figure that Minus or Over names, its empty fields filled from m, and nil
 // when m has neither.
@@ -121,6 +165,34 @@ func (m Measure) Other() *Measure {
 	return &r
 }
 
+// String writes m in words: "success_rate of /a in shared/slow-b", "max_in_use of calls:B in
+// breaker/slow-b until breaker:B reached capacity", "(p99_ms of /b in shared/latency over p99_ms
+// of /b in split/latency)". The report's reasons and the feasibility check both use it.
+func (m Measure) String() string {
+	what := m.Endpoint
+	if m.Resource != "" && m.Endpoint == "" {
+		what = m.Resource
+	}
+	s := fmt.Sprintf("%s of %s in %s/%s", m.Metric, what, m.Configuration, m.Phase)
+	if m.Endpoint != "" && m.Resource != "" {
+		s = fmt.Sprintf("%s of %s to %s in %s/%s", m.Metric, m.Endpoint, m.Resource, m.Configuration, m.Phase)
+	}
+	if m.LevelOf != "" {
+		s = fmt.Sprintf("%s of %s to %s's level in %s/%s", m.Metric, what, m.LevelOf, m.Configuration, m.Phase)
+	}
+	if m.Until != "" {
+		s += " until " + m.Until + " reached capacity"
+	}
+	if o := m.Other(); o != nil {
+		op := "minus"
+		if m.Over != nil {
+			op = "over"
+		}
+		return fmt.Sprintf("(%s %s %s)", s, op, o.String())
+	}
+	return s
+}
+
 // Base returns m without Minus and Over.
 func (m Measure) Base() Measure {
 	m.Minus, m.Over = nil, nil
@@ -140,39 +212,12 @@ const (
 // ClaimOps lists the operators a claim may use.
 var ClaimOps = []string{OpLess, OpLessEq, OpGreater, OpGreaterEq, OpWithin}
 
-// EndpointMetrics are the metrics of an endpoint in a configuration x phase. Rates are shares in
-// [0, 1]; *_ms are exact quantiles over every request (successes and failures) in ms;
-// throughput is successes per second; timeouts .. connection count failures by type;
-// rejected_share is the share of the failures that were rejections (none without failures);
-// first_failure_s and first_rejection_s are the seconds from the phase start to the send time of
-// the first failed (rejected) request, none when there was none; time_to_level_s is the seconds
-// from the phase's first fault to the end of the first 1 s block of the phase in which the
-// endpoint's error rate is at least half of LevelOf's error rate over the whole phase (none when
-// LevelOf did not fail or the endpoint never got there).
-var EndpointMetrics = []string{
-	"success_rate", "error_rate", "requests", "successes", "failures",
-	"p50_ms", "p90_ms", "p99_ms", "p999_ms", "max_ms", "mean_ms", "rejected_p99_ms",
-	"throughput", "timeouts", "rejected", "upstream", "connection", "rejected_share",
-	"first_failure_s", "first_rejection_s", "time_to_level_s",
-}
-
-// ResourceMetrics are the metrics of a resource over the samples of a configuration x phase
-// (up to Until). saturated_share is the share of the window at capacity, saturated_s that time
-// in seconds; first_saturated_s the seconds from the phase start to the first instant at
-// capacity, first_open_s the same for a breaker:<dep> (open = at capacity);
-// first_rejected_s the seconds to the first sample whose rejection counter grew; rejected that
-// growth; max_in_use and mean_in_use the highest and the time-weighted mean level; capacity the
-// highest capacity. These are exact, from the resource's own transitions, where resources.csv
-// has the interval columns; over a folder with point samples only they are shares and values of
-// the samples (and breaker:<dep>, a point sample in every folder, is judged by samples). For an inbound endpoint's backlog
-// (inbound:<path>): given_up is its rejection counter (items given up) at the last sample of the
-// run, whenever they were given up, and drained_s the seconds from the phase start to the first
-// sample, after the backlog's peak in the phase, at which the backlog is empty again (searched to
-// the end of the run).
-var ResourceMetrics = []string{
-	"saturated_share", "saturated_s", "first_saturated_s", "first_open_s", "first_rejected_s",
-	"rejected", "max_in_use", "mean_in_use", "capacity", "given_up", "drained_s",
-}
+// EndpointMetrics and ResourceMetrics are the names of the catalogue's endpoint and resource
+// metrics (see Catalogue for what each is).
+var (
+	EndpointMetrics = Names(OfEndpoint)
+	ResourceMetrics = Names(OfResource)
+)
 
 // Roles name the parts of a scenario that seed 004's comparison and the sizing sweep rest on,
 // written in the scenario's `roles:` block instead of guessed from faults and modes.
@@ -225,4 +270,47 @@ func (r Roles) Keep(kept func(configuration string) bool) Roles {
 		r.Split = ""
 	}
 	return r
+}
+
+// ParseFloor reads a noise floor as a scenario writes it: "10%" (relative to the figure) or a
+// number in the metric's unit ("0.01" of a rate, "2" ms).
+func ParseFloor(s string) (Floor, error) {
+	s = strings.TrimSpace(s)
+	if p, ok := strings.CutSuffix(s, "%"); ok {
+		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || !(v > 0) || math.IsInf(v, 0) {
+			return Floor{}, fmt.Errorf("expected a percentage > 0 such as 10%%, got %q", s)
+		}
+		return Floor{Rel: v / 100}, nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(v > 0) || math.IsInf(v, 0) {
+		return Floor{}, fmt.Errorf("expected a number > 0 in the metric's unit or a percentage such as 10%%, got %q", s)
+	}
+	return Floor{Abs: v}, nil
+}
+
+// String writes f as ParseFloor reads it.
+func (f Floor) String() string {
+	if f.Rel > 0 {
+		return strconv.FormatFloat(100*f.Rel, 'f', -1, 64) + "%"
+	}
+	return strconv.FormatFloat(f.Abs, 'f', -1, 64)
+}
+
+// MarshalYAML writes f as ParseFloor reads it ("10%", "0.01").
+func (f Floor) MarshalYAML() (any, error) { return f.String(), nil }
+
+// UnmarshalYAML reads f with ParseFloor.
+func (f *Floor) UnmarshalYAML(unmarshal func(any) error) error {
+	var s string
+	if err := unmarshal(&s); err != nil {
+		return err
+	}
+	v, err := ParseFloor(s)
+	if err != nil {
+		return err
+	}
+	*f = v
+	return nil
 }

@@ -8,7 +8,9 @@ import (
 
 	claimdef "github.com/bulkheadlab/bulkhead/claim"
 	"github.com/bulkheadlab/bulkhead/experiment"
+	"github.com/bulkheadlab/bulkhead/internal/testenv"
 	"github.com/bulkheadlab/bulkhead/report"
+	"github.com/bulkheadlab/bulkhead/report/model"
 	"github.com/bulkheadlab/bulkhead/scenarios"
 )
 
@@ -49,7 +51,7 @@ func splitLatency(t *testing.T, latency time.Duration) *scenarios.Scenario {
 }
 
 // poolA returns the account of the split A pool in the latency phase.
-func poolA(t *testing.T, s *report.Summary) report.Exhausted {
+func poolA(t *testing.T, s *model.Summary) model.Exhausted {
 	t.Helper()
 	for _, c := range s.Configurations {
 		for _, ph := range c.Phases {
@@ -64,7 +66,7 @@ func poolA(t *testing.T, s *report.Summary) report.Exhausted {
 		}
 	}
 	t.Fatal("no pool:A in the latency phase")
-	return report.Exhausted{}
+	return model.Exhausted{}
 }
 
 // TestAtCapacityShareRepeats runs the split hypothesis' latency phase, scaled down, twice: the
@@ -72,9 +74,7 @@ func poolA(t *testing.T, s *report.Summary) report.Exhausted {
 // runs within a few points. Point samples every 100 ms, in step with the 20 ms arrival period,
 // read 38% in one run and 99% in the next (issue 11).
 func TestAtCapacityShareRepeats(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the hypothesis' latency phase twice, ~5 s each")
-	}
+	testenv.Long(t, "runs the hypothesis' latency phase twice, ~5 s each")
 	var shares []float64
 	for i := range 2 {
 		res, err := experiment.Run(context.Background(), splitLatency(t, 4*time.Second), experiment.Options{ResultsRoot: t.TempDir()})
@@ -89,7 +89,7 @@ func TestAtCapacityShareRepeats(t *testing.T) {
 			t.Logf("run %d not valid (the share is accounted anyway): %v", i+1, s.Invalid)
 		}
 		e := poolA(t, s)
-		t.Logf("run %d: pool:A at capacity %.1f%% of the latency phase (max %d of %d, mean %.2f, exact %v)",
+		t.Logf("run %d: pool:A at capacity %.1f%% of the latency phase (max %v of %v, mean %.2f, exact %v)",
 			i+1, 100*e.SaturatedShare, e.MaxInUse, e.Capacity, e.MeanInUse, e.Exact)
 		if !e.Exact || !e.Saturated || e.MaxInUse != e.Capacity {
 			t.Fatalf("run %d: pool:A %+v; want exact figures of a pool that filled", i+1, e)

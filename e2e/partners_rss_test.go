@@ -13,8 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bulkheadlab/bulkhead/internal/testenv"
 	"github.com/bulkheadlab/bulkhead/loadgen"
-	"github.com/bulkheadlab/bulkhead/report"
+	"github.com/bulkheadlab/bulkhead/report/model"
 	"github.com/bulkheadlab/bulkhead/rundir"
 )
 
@@ -36,9 +37,7 @@ import (
 // it, sampled, since each configuration's load generator is a child process with memory of its
 // own. Both cover the whole command: the runs and the report built after them.
 func TestFigurePartnersPeakRSS(t *testing.T) {
-	if os.Getenv("BULKHEAD_PARTNERS_RSS") == "" {
-		t.Skip("set BULKHEAD_PARTNERS_RSS=1 to measure")
-	}
+	testenv.Figure(t, "BULKHEAD_PARTNERS_RSS", "memory of a 20-partner run")
 	bin := filepath.Join(t.TempDir(), "bulkhead")
 	if out, err := exec.Command("go", "build", "-o", bin, "github.com/bulkheadlab/bulkhead/cmd/bulkhead").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
@@ -87,11 +86,11 @@ func TestFigurePartnersPeakRSS(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("  run.json gc_percent %d (0: the process's GOGC)", run.GCPercent)
-		var sum report.Summary
+		var sum model.Summary
 		if err := rundir.ReadJSON(filepath.Join(runs[0], rundir.SummaryFile), &sum); err != nil {
 			t.Fatal(err)
 		}
-		mem := map[string]*report.Memory{}
+		mem := map[string]*model.Memory{}
 		for i := range sum.Configurations {
 			mem[sum.Configurations[i].Name] = sum.Configurations[i].Memory
 		}

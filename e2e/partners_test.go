@@ -7,7 +7,9 @@ import (
 	"testing"
 
 	"github.com/bulkheadlab/bulkhead/experiment"
+	"github.com/bulkheadlab/bulkhead/internal/testenv"
 	"github.com/bulkheadlab/bulkhead/report"
+	"github.com/bulkheadlab/bulkhead/report/model"
 	"github.com/bulkheadlab/bulkhead/scenarios"
 )
 
@@ -35,6 +37,9 @@ func partnersSmall(t *testing.T, partners int) *scenarios.Scenario {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// One repetition: the test reads the configurations by name (a repeated run names its
+	// folders <configuration>-r<n>).
+	sc.Repetitions = 1
 	return sc
 }
 
@@ -42,9 +47,7 @@ func partnersSmall(t *testing.T, partners int) *scenarios.Scenario {
 // partner that the semaphore layout does not, and walmart turning slow leaves every other
 // partner served and fast under both layouts.
 func TestPartnersDirection(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs 2 x 2 s of a 20-partner scenario")
-	}
+	testenv.Long(t, "runs 2 x 2 s of a 20-partner scenario")
 	const partners = 20
 	sc := partnersSmall(t, partners)
 	sc.Path = "builtin:partners" // the run copies the built-in file as its scenario.yaml
@@ -56,7 +59,7 @@ func TestPartnersDirection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := map[string]*report.Configuration{}
+	cfg := map[string]*model.Configuration{}
 	for i := range sum.Configurations {
 		cfg[sum.Configurations[i].Name] = &sum.Configurations[i]
 	}
@@ -80,7 +83,7 @@ func TestPartnersDirection(t *testing.T) {
 			t.Errorf("stacks: workers %.0f B <= semaphores %.0f B", wrk.Memory.StackBytesMean, sem.Memory.StackBytesMean)
 		}
 	})
-	for _, c := range []*report.Configuration{sem, wrk} {
+	for _, c := range []*model.Configuration{sem, wrk} {
 		slow := c.Phases[1]
 		t.Run(c.Name+": the other partners are grouped and unaffected", func(t *testing.T) {
 			if len(c.EndpointGroups) != 1 || len(c.EndpointGroups[0].Members) != partners {

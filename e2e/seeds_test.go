@@ -7,7 +7,9 @@ import (
 
 	"github.com/bulkheadlab/bulkhead/experiment"
 	"github.com/bulkheadlab/bulkhead/faults"
+	"github.com/bulkheadlab/bulkhead/internal/testenv"
 	"github.com/bulkheadlab/bulkhead/report"
+	"github.com/bulkheadlab/bulkhead/report/model"
 	"github.com/bulkheadlab/bulkhead/scenarios"
 )
 
@@ -38,6 +40,10 @@ func scaled(t *testing.T, name string, timeout time.Duration, phases map[string]
 			}
 		}
 	}
+	// One repetition: these tests read directions from one run's files by configuration name
+	// (a repeated run names its folders <configuration>-r<n>); the seeds' own repetitions are
+	// for their claims' intervals at full scale.
+	sc.Repetitions = 1
 	for i := range sc.Phases {
 		d, ok := phases[sc.Phases[i].Name]
 		if !ok {
@@ -52,7 +58,7 @@ func scaled(t *testing.T, name string, timeout time.Duration, phases map[string]
 }
 
 // run runs sc into a temporary folder and returns the analysis, logging the claims' verdicts.
-func run(t *testing.T, sc *scenarios.Scenario) *report.Summary {
+func run(t *testing.T, sc *scenarios.Scenario) *model.Summary {
 	t.Helper()
 	res, err := experiment.Run(context.Background(), sc, experiment.Options{ResultsRoot: t.TempDir()})
 	if err != nil {
@@ -72,7 +78,7 @@ func run(t *testing.T, sc *scenarios.Scenario) *report.Summary {
 }
 
 // stats returns the statistics of endpoint ep in configuration conf, phase phase.
-func stats(t *testing.T, s *report.Summary, conf, phase, ep string) *report.Stats {
+func stats(t *testing.T, s *model.Summary, conf, phase, ep string) *model.Stats {
 	t.Helper()
 	for _, c := range s.Configurations {
 		if c.Name != conf {
@@ -89,7 +95,7 @@ func stats(t *testing.T, s *report.Summary, conf, phase, ep string) *report.Stat
 }
 
 // exhausted returns the account of resource res in configuration conf, phase phase.
-func exhausted(t *testing.T, s *report.Summary, conf, phase, res string) report.Exhausted {
+func exhausted(t *testing.T, s *model.Summary, conf, phase, res string) model.Exhausted {
 	t.Helper()
 	for _, c := range s.Configurations {
 		for _, ph := range c.Phases {
@@ -104,11 +110,11 @@ func exhausted(t *testing.T, s *report.Summary, conf, phase, res string) report.
 		}
 	}
 	t.Fatalf("no samples of %s in %s/%s", res, conf, phase)
-	return report.Exhausted{}
+	return model.Exhausted{}
 }
 
 // claim returns the claim id of the summary.
-func claim(t *testing.T, s *report.Summary, id string) report.Claim {
+func claim(t *testing.T, s *model.Summary, id string) model.Claim {
 	t.Helper()
 	for _, c := range s.Verdict.Claims {
 		if c.ID == id {
@@ -116,13 +122,11 @@ func claim(t *testing.T, s *report.Summary, id string) report.Claim {
 		}
 	}
 	t.Fatalf("no claim %q in the summary", id)
-	return report.Claim{}
+	return model.Claim{}
 }
 
 func TestCarriersScaledDown(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the carriers scenario for ~10 s")
-	}
+	testenv.Long(t, "runs the carriers scenario for ~10 s")
 	// 0.5 s baseline, 3 s of B at 0.9x the 1 s timeout (the breaker needs ten slow calls, ~2 s).
 	s := run(t, scaled(t, "carriers", 0, map[string]time.Duration{
 		"baseline": 500 * time.Millisecond, "slow-b": 3 * time.Second, "recovery": 200 * time.Millisecond}))
@@ -137,18 +141,18 @@ func TestCarriersScaledDown(t *testing.T) {
 	}
 	t.Run("B never holds more than its two slots when capped", func(t *testing.T) {
 		if e := exhausted(t, s, "capped", "slow-b", "calls:B"); e.Capacity != 2 || e.MaxInUse > 2 || e.MaxInUse == 0 {
-			t.Errorf("calls:B = %d of %d at most, want 1..2 of 2", e.MaxInUse, e.Capacity)
+			t.Errorf("calls:B = %v of %v at most, want 1..2 of 2", e.MaxInUse, e.Capacity)
 		}
 	})
 	t.Run("with the breaker alone B filled the shared pool before the breaker opened", func(t *testing.T) {
 		pool := exhausted(t, s, "breaker", "slow-b", "pool:shared")
 		if !pool.Saturated {
-			t.Fatalf("pool:shared never full (max %d of %d)", pool.MaxInUse, pool.Capacity)
+			t.Fatalf("pool:shared never full (max %v of %v)", pool.MaxInUse, pool.Capacity)
 		}
 		// calls:B has no capacity of its own in a shared pool, so it is not in the Exhausted
 		// list; the claim measures it (its figures are computed even when the run is invalid).
-		if held := claim(t, s, "breaker-b-took-all-slots").Left; held == nil || held.Value < float64(pool.Capacity) {
-			t.Errorf("B held at most %v of the %d slots before the breaker opened, want all of them", held, pool.Capacity)
+		if held := claim(t, s, "breaker-b-took-all-slots").Left; held == nil || held.Value < pool.Capacity {
+			t.Errorf("B held at most %v of the %v slots before the breaker opened, want all of them", held, pool.Capacity)
 		}
 		if br := exhausted(t, s, "breaker", "slow-b", "breaker:B"); br.Saturated && !(*pool.FirstSaturatedS < *br.FirstSaturatedS) {
 			t.Errorf("pool full at %.2f s, breaker open at %.2f s; want the pool first", *pool.FirstSaturatedS, *br.FirstSaturatedS)
@@ -163,9 +167,7 @@ func TestCarriersScaledDown(t *testing.T) {
 }
 
 func TestOrdersScaledDown(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the orders scenario for ~9 s")
-	}
+	testenv.Long(t, "runs the orders scenario for ~9 s")
 	// Timeout 2 s instead of 5 s: the stall phase (2 s) still ends before the first stalled call
 	// times out, and the deadline budget becomes 2 s (inventory2 1.8 s, shipping2 3.6 s).
 	s := run(t, scaled(t, "orders", 2*time.Second, map[string]time.Duration{
@@ -206,9 +208,7 @@ func TestOrdersScaledDown(t *testing.T) {
 // every webhook acknowledged, A served as in its baseline with the inbound bulkhead and worse with
 // webhooks in the lookups' pool, the backlog built and drained, and nothing given up.
 func TestWebhooksScaledDown(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the webhooks scenario for ~12 s")
-	}
+	testenv.Long(t, "runs the webhooks scenario for ~12 s")
 	s := run(t, scaled(t, "webhooks", 0, map[string]time.Duration{
 		"baseline": time.Second, "burst": time.Second, "drain": 6 * time.Second}))
 
@@ -231,7 +231,7 @@ func TestWebhooksScaledDown(t *testing.T) {
 	})
 	t.Run("the backlog built, drained, and nothing was given up", func(t *testing.T) {
 		if e := exhausted(t, s, "capped", "burst", "inbound:/webhooks/c"); e.MaxInUse < 20 {
-			t.Errorf("backlog peaked at %d, want the burst to outrun two slots", e.MaxInUse)
+			t.Errorf("backlog peaked at %v, want the burst to outrun two slots", e.MaxInUse)
 		}
 		if d := claim(t, s, "capped-drained").Left; d == nil {
 			t.Errorf("the backlog never drained, want it empty within the run")

@@ -12,6 +12,7 @@ import (
 	"github.com/bulkheadlab/bulkhead/experiment"
 	"github.com/bulkheadlab/bulkhead/faults/proxy"
 	"github.com/bulkheadlab/bulkhead/faults/proxy/proxytest"
+	"github.com/bulkheadlab/bulkhead/internal/testenv"
 	"github.com/bulkheadlab/bulkhead/rundir"
 	"github.com/bulkheadlab/bulkhead/supervise"
 )
@@ -41,9 +42,7 @@ func (b *lockedBuffer) String() string { b.mu.Lock(); defer b.mu.Unlock(); retur
 // (and says so), names its own proxies after its process, and Abort (the second interrupt)
 // removes them all at once and marks run.json interrupted, while the run is still going.
 func TestExternalToxiproxyLeftClean(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the smoke scenario (about 1 s)")
-	}
+	testenv.Long(t, "runs the smoke scenario (about 1 s)")
 	api := proxytest.NewAPIServer(t)
 	ctx := context.Background()
 	x, err := proxy.NewExternal(ctx, api)

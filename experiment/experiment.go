@@ -16,7 +16,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/bulkheadlab/bulkhead/attack"
 	"github.com/bulkheadlab/bulkhead/claim"
 	"github.com/bulkheadlab/bulkhead/faults"
 	"github.com/bulkheadlab/bulkhead/faults/proxy"
@@ -56,7 +55,7 @@ type Options struct {
 	Progress io.Writer
 	// Live rewrites the progress lines in place (for a terminal) instead of printing lines.
 	Live bool
-	// ProgressEvery is the period of progress lines. 0 means 1s live, 5s as plain lines.
+	// ProgressEvery is the period of progress lines. 0 means 1s live, 10s as plain lines.
 	ProgressEvery time.Duration
 	// Command is how the run was started, recorded so it can be reproduced.
 	Command string
@@ -80,6 +79,14 @@ type Options struct {
 	// Executable is the program started as `<Executable> attack <spec>` in the LoadProcess
 	// layout. "" means this process's own executable (os.Executable).
 	Executable string
+	// Shards, above 1, sends each configuration's load from that many child processes in the
+	// LoadProcess layout (`attack --segment k/N`), from a common start; their raw files are
+	// merged into the endpoint's and each is listed in the manifest (rundir.Endpoint.Shards).
+	// 0 or 1 means one load generator.
+	Shards int
+	// Engine is where each configuration run's parts run (nil: Local, this machine). Its name is
+	// recorded in every manifest.
+	Engine Engine
 
 	runID string // set by Run: names the run's proxies
 }
@@ -93,6 +100,13 @@ type Result struct {
 	Invalid  []string // why not, per configuration
 	Parallel int      // how many configuration runs ran at once
 	Load     string   // where the load generators ran: LoadInProcess or LoadProcess
+	// Behind lists the configuration runs whose load generator fell behind its schedule (an
+	// endpoint's send lag p99 over the limit, or sends dropped), from their manifests: the runs
+	// whose invalidity the machine's CPU explains, unlike an interruption's.
+	Behind []string
+	// Steal is the largest share of one CPU the hypervisor took while a load ran (the manifests'
+	// load.machine_steal), -1 where none was measured.
+	Steal float64
 }
 
 // Run plans every repetition of every configuration of sc, then executes the plans, up to
@@ -121,7 +135,22 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Result, er
 	if err != nil {
 		return nil, err
 	}
-	dir, id, err := createRunFolder(sc, opts)
+	dir, id, ran, err := createRunFolder(sc, opts)
+	if err != nil {
+		return nil, err
+	}
+	if ran != sc {
+		runFrom(plans, ran) // targets start from the run folder's copies of their files
+		sc = ran
+	}
+	// Held until Run returns, and by the kernel until this process ends however it ends: a
+	// reader tells a run in progress from one cut off by it (rundir.InProgress).
+	lock, err := rundir.LockRun(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Unlock()
+	inputs, err := rundir.RecordInputs(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -131,13 +160,19 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Result, er
 	if opts.Load == "" {
 		opts.Load = LoadInProcess
 	}
+	if e := engineOf(opts); e.Name() != LocalEngine {
+		opts.Load = e.Name() // where the load ran, in run.json
+	}
 	run := rundir.Run{
 		Scenario: sc.Name, RunID: id, Description: sc.Description, Started: time.Now(),
 		Command: opts.Command, Overrides: opts.Overrides, Parallel: n, GCPercent: gcPercent,
-		Load: opts.Load, State: rundir.StateRunning,
+		Load: opts.Load, State: rundir.StateRunning, PID: os.Getpid(), Host: hostname(), Files: inputs,
 	}
 	for _, p := range plans {
 		run.Configurations = append(run.Configurations, p.Folder)
+	}
+	for _, c := range sc.Claims {
+		run.ClaimIDs = append(run.ClaimIDs, c.ID)
 	}
 	// Written before anything starts, so that a folder cut off at any moment names every
 	// configuration planned and says it never ended.
@@ -154,7 +189,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, opts Options) (*Result, er
 		r.Error = "interrupted twice: the process exited without waiting for the running configurations"
 		return rundir.WriteJSON(runFile, r)
 	})
-	res := &Result{Dir: dir, RunID: id, Valid: true, Parallel: n, Load: opts.Load}
+	res := &Result{Dir: dir, RunID: id, Valid: true, Parallel: n, Load: opts.Load, Steal: -1}
 	manifests, runErr := executeAll(ctx, plans, dir, n, opts)
 	runMu.Lock()
 	defer runMu.Unlock()
@@ -196,6 +231,19 @@ func fixedListen(sc *scenarios.Scenario) bool {
 }
 
 func (r *Result) add(folder string, m *rundir.Manifest) {
+	limit := m.LagLimit
+	if limit <= 0 {
+		limit = loadgen.DefaultLagLimit
+	}
+	for _, e := range m.Endpoints {
+		if e.Dropped > 0 || e.LagP99 > limit {
+			r.Behind = append(r.Behind, folder)
+			break
+		}
+	}
+	if m.Load != nil && m.Load.Steal != nil {
+		r.Steal = max(r.Steal, *m.Load.Steal)
+	}
 	if !m.Valid {
 		r.Valid = false
 		for _, why := range m.Invalid {
@@ -232,40 +280,45 @@ func checkToxiproxy(ctx context.Context, api string, progress io.Writer) error {
 	return nil
 }
 
-// createRunFolder creates the run folder and writes the scenario as run (scenario.yaml), the
-// file as given (scenario.source.yaml) and the claims as run (claims.json).
-func createRunFolder(sc *scenarios.Scenario, opts Options) (dir, id string, err error) {
+// createRunFolder creates the run folder, copies the targets' files into it (asRun) and writes
+// the scenario as run (scenario.yaml, which starts the targets from those copies), the file as
+// given (scenario.source.yaml) and the claims as run (claims.json). It returns the scenario as
+// run: sc itself unless a target's folder moved.
+func createRunFolder(sc *scenarios.Scenario, opts Options) (dir, id string, ran *scenarios.Scenario, err error) {
 	root := opts.ResultsRoot
 	if root == "" {
 		root = DefaultResultsRoot
 	}
 	dir, id, err = rundir.Create(root, sc.Name, time.Now())
 	if err != nil {
-		return "", "", err
+		return "", "", nil, err
 	}
-	asRun, err := sc.Marshal()
+	if ran, err = asRun(sc, dir); err != nil {
+		return dir, id, nil, err
+	}
+	asRun, err := ran.Marshal()
 	if err != nil {
-		return dir, id, err
+		return dir, id, nil, err
 	}
 	if err := rundir.WriteFile(filepath.Join(dir, rundir.ScenarioFile), asRun); err != nil {
-		return dir, id, err
+		return dir, id, nil, err
 	}
 	if len(sc.Raw) > 0 {
 		if err := rundir.WriteFile(filepath.Join(dir, rundir.ScenarioSourceFile), sc.Raw); err != nil {
-			return dir, id, err
+			return dir, id, nil, err
 		}
 	}
 	if len(sc.Claims) > 0 {
-		if err := rundir.WriteJSON(filepath.Join(dir, rundir.ClaimsFile), sc.Claims); err != nil {
-			return dir, id, err
+		if err := rundir.WriteJSON(filepath.Join(dir, rundir.ClaimsFile), sc.AllClaims()); err != nil {
+			return dir, id, nil, err
 		}
 	}
 	if !reflect.DeepEqual(sc.Roles, claim.Roles{}) {
 		if err := rundir.WriteJSON(filepath.Join(dir, rundir.RolesFile), sc.Roles); err != nil {
-			return dir, id, err
+			return dir, id, nil, err
 		}
 	}
-	return dir, id, nil
+	return dir, id, ran, nil
 }
 
 // executeAll executes plans, n at a time, into dir, and returns each plan's manifest (nil for a
@@ -331,11 +384,21 @@ func releaseMemory() { debug.FreeOSMemory() }
 type bench struct {
 	fakes    *target.Fakes
 	injector proxy.Injector
-	proxies  map[string]string // dependency -> proxy name
-	listen   map[string]string // component -> address it listens on
-	target   target.Target
-	// unregister removes the injector's Abort hook.
+	// metered is injector when the dependencies' answers are timed (proxy.Metered), else nil;
+	// meters are the manifest's account of each dependency's meter.
+	metered *proxy.Metered
+	meters  []rundir.Meter
+	proxies map[string]string // dependency -> proxy name
+	listen  map[string]string // component -> address it listens on
+	target  target.Target
+	// version is the target's version command's output (target.RunVersion), "" without one.
+	version string
+	// health is the external Toxiproxy whose life the time line watches (nil: embedded, it lives
+	// and dies with this process).
+	health pinger
+	// unregister removes the engine's Abort hook; stopDeps stops the engine's dependencies.
 	unregister func()
+	stopDeps   func(context.Context) error
 }
 
 func (b *bench) close() error {
@@ -351,8 +414,8 @@ func (b *bench) close() error {
 	if b.unregister != nil {
 		b.unregister()
 	}
-	if b.fakes != nil {
-		b.fakes.Close()
+	if b.stopDeps != nil {
+		errs = append(errs, b.stopDeps(ctx))
 	}
 	return errors.Join(errs...)
 }
@@ -368,35 +431,29 @@ func startBench(ctx context.Context, p *Plan, dir string, opts Options) (_ *benc
 			b.close()
 		}
 	}()
-	if opts.Toxiproxy != "" {
-		x, err := proxy.NewExternal(ctx, opts.Toxiproxy)
-		if err != nil {
-			return nil, err
-		}
-		b.injector = x // only a real one: a typed nil would make b.injector != nil
-		// On a second interrupt the process exits without b.close: Abort removes the proxies.
-		b.unregister = onAbort(x.Close)
-	} else {
-		b.injector = proxy.NewEmbedded()
-	}
-	sc := p.Scenario
-	upstreams := map[string]string{}
-	for _, d := range sc.Dependencies {
-		if d.Upstream != "" {
-			upstreams[d.Name] = "http://" + d.Upstream
-		}
-	}
-	if b.fakes, err = target.StartFakes(sc.Dependencies, upstreams, func(i int) int64 { return p.DependencySeeds[i] }); err != nil {
+	eng := engineOf(opts)
+	deps, err := eng.StartDependencies(ctx, p, opts)
+	if err != nil {
 		return nil, err
 	}
+	if h, ok := deps.Injector.(pinger); ok {
+		b.health = h // an external Toxiproxy: the time line watches it
+	}
+	b.injector, b.fakes, b.stopDeps = deps.Injector, deps.Fakes, deps.Close
+	if deps.Abort != nil {
+		// On a second interrupt the process exits without b.close: Abort removes what would
+		// outlive it (an external Toxiproxy's proxies, a namespace's objects).
+		b.unregister = onAbort(deps.Abort)
+	}
+	unmetered := deps.Unmetered
+	if unmetered == "" {
+		b.metered = proxy.NewMetered(b.injector)
+		b.injector = b.metered
+	}
+	sc := p.Scenario
 	proxied := map[string]string{}
 	for _, d := range sc.Dependencies {
-		up := d.Upstream
-		if up == "" {
-			up = hostOf(b.fakes.URLs[d.Name])
-		} else if err := reachable(ctx, up); err != nil {
-			return nil, fmt.Errorf("dependency %s: upstream %s: %w", d.Name, up, err)
-		}
+		up := deps.Upstreams[d.Name]
 		// Proxy names are unique per run, configuration run and process, so that an external
 		// Toxiproxy shared by concurrent runs does not mix them, and carry the pid first, so that
 		// the proxies of a killed run can be recognised and removed (proxy.CleanStale).
@@ -408,20 +465,52 @@ func startBench(ctx context.Context, p *Plan, dir string, opts Options) (_ *benc
 		b.proxies[d.Name] = pname
 		b.listen["proxy:"+d.Name] = listen
 		proxied[d.Name] = "http://" + listen
+		rec := rundir.Meter{Dependency: d.Name, Listen: listen, Unmetered: unmetered}
+		if b.metered != nil {
+			rec.Proxy = b.metered.Meter(pname).Upstream()
+		}
+		b.meters = append(b.meters, rec)
 	}
-	starter := opts.Target
-	if starter == nil {
-		starter = target.For(p.Configuration)
+	svc, err := p.Service.WithURLs(proxied)
+	if err != nil {
+		return nil, fmt.Errorf("start target: %w", err)
 	}
-	b.target, err = starter.Start(ctx, target.Spec{Scenario: sc, Configuration: p.Configuration, Dependencies: proxied, Folder: dir})
+	spec := target.Spec{Name: p.Configuration.Name, Config: p.Configuration.TargetConfig(), Service: svc,
+		Dependencies: proxied, Dir: sc.Dir(), Folder: dir}
+	if b.version, err = target.RunVersion(ctx, spec); err != nil {
+		return nil, fmt.Errorf("start target: %w", err)
+	}
+	b.target, err = eng.StartTarget(ctx, p, spec, opts)
 	if err != nil {
 		return nil, fmt.Errorf("start target: %w", err)
 	}
 	b.listen["service"] = b.target.URL()
-	if e, ok := b.target.(*target.External); ok && e.Record().Metrics != "" {
-		b.listen["metrics"] = e.Record().Metrics
+	if m := b.target.Record().Metrics; m != "" {
+		b.listen["metrics"] = m
 	}
 	return b, nil
+}
+
+// unmeteredWhy says why the dependencies' answers cannot be timed with the Toxiproxy at api ("":
+// embedded): "" when they can. A meter runs in the runner's process in front of each proxy, so
+// the proxies must listen on the runner's host: an external Toxiproxy on another host would put a
+// hop between hosts in every call.
+func unmeteredWhy(api string) string {
+	if api == "" {
+		return ""
+	}
+	host := api
+	if _, rest, ok := strings.Cut(api, "://"); ok {
+		host = rest
+	}
+	host, _, _ = strings.Cut(host, "/")
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	if ip := net.ParseIP(strings.Trim(host, "[]")); host == "localhost" || ip != nil && ip.IsLoopback() {
+		return ""
+	}
+	return "Toxiproxy runs at " + api + ", not on this host: timing its answers here would add a hop between hosts to every call"
 }
 
 func orEphemeral(listen string) string {
@@ -460,15 +549,16 @@ func listenLines(folder string, listen map[string]string) []string {
 	return []string{"  " + folder + " listens: " + strings.Join(parts, ", ")}
 }
 
-// targetRecord is the manifest's account of b's target.
-func targetRecord(p *Plan, b *bench) *rundir.Target {
-	t := &rundir.Target{Kind: rundir.TargetBuiltIn, Listen: b.listen}
-	if e, ok := b.target.(*target.External); ok {
-		r := e.Record()
-		out := r.Outcomes
-		t.Kind, t.Command, t.URL, t.Metrics, t.Outcomes = r.Kind, r.Command, r.URL, r.Metrics, &out
+// targetRecord is the manifest's account of b's target: what the target says it is.
+func targetRecord(b *bench) *rundir.Target {
+	r := b.target.Record()
+	desc := r.Description
+	if b.version != "" {
+		first, _, _ := strings.Cut(b.version, "\n")
+		desc += ", version " + first
 	}
-	return t
+	return &rundir.Target{Kind: r.Kind, Description: desc, Image: r.Image, Command: r.Command, URL: r.URL, Metrics: r.Metrics,
+		Outcomes: r.Outcomes, Listen: b.listen, Version: b.version}
 }
 
 // classifier is how the load generator classes p's results: the built-in contract for the
@@ -517,12 +607,17 @@ func execute(ctx context.Context, p *Plan, dir string, parallel int, opts Option
 		return nil, err
 	}
 	// A load generator in its own process writes the raw files itself.
-	out, err := openOutputs(dir, p, opts.Load != LoadProcess)
+	eng := engineOf(opts)
+	out, err := openOutputs(dir, p, eng.LoadInRunner(opts))
 	if err != nil {
 		return nil, err
 	}
 	defer out.close()
-	lr, lrec, err := startLoad(ctx, p, dir, b.target.URL(), opts.Load, out, loadOptions(p, m.LagLimit, opts.Loadgen), opts)
+	var raw []io.Writer
+	for _, f := range out.raw {
+		raw = append(raw, f)
+	}
+	lr, lrec, err := eng.StartLoad(ctx, p, dir, b.target.URL(), raw, loadOptions(p, m.LagLimit, opts.Loadgen), opts)
 	if err != nil {
 		if ctx.Err() != nil { // interrupted while starting: not a failure of this configuration
 			// The folder exists but nothing was measured in it; it says so, as after a failed start.
@@ -550,12 +645,21 @@ func execute(ctx context.Context, p *Plan, dir string, parallel int, opts Option
 	}
 	live.note(notes)
 	live.start(lr)
-	checks, runErr, faultErr := runTimeLine(ctx, lr, b, m, p.SampleEvery, out.resources)
+	checks, runErr, faultErr, halted := runTimeLine(ctx, lr, b, m, p.SampleEvery, out, func(err error) {
+		live.note([]string{fmt.Sprintf("  %s FAILED: %v; stopping its load", p.Folder, err)})
+	})
 	if checks == nil && runErr != nil && m.Load.Layout == LoadProcess {
 		m.Load.Error = runErr.Error() // the child ended without its checks
 	}
-	if pr, ok := lr.(*attack.Process); ok {
+	if pr, ok := lr.(interface{ PeakRSS() int64 }); ok {
 		m.Load.PeakRSS = pr.PeakRSS()
+	}
+	if sh, ok := lr.(interface{ ShardRecords() [][]rundir.Shard }); ok {
+		for i, recs := range sh.ShardRecords() {
+			if i < len(m.Endpoints) {
+				m.Endpoints[i].Shards = recs
+			}
+		}
 	}
 	live.end(checkLines(p.Folder, checks))
 	m.Ended = time.Now()
@@ -571,18 +675,32 @@ func execute(ctx context.Context, p *Plan, dir string, parallel int, opts Option
 	if ctx.Err() != nil {
 		m.State = rundir.StateInterrupted
 	}
+	// A part of the bench that died mid-run (a watchdog's verdict) fails the configuration: what
+	// was measured after it died measured the dead part.
+	if halted != nil {
+		m.State, m.Valid, m.Partial = rundir.StateFailed, false, true
+		m.Invalid = append(m.Invalid, halted.Error())
+	}
 	// A result, sample or file that could not be written (disk full, file too large) is data
 	// lost: the configuration's run fails, loudly, and its manifest says why.
 	lost := errors.Join(startErr, runErr, out.close())
+	// Every writer of the folder is done (the load generator has exited, the outputs are
+	// closed): what is on disk now is what the report will be held to.
+	files, recErr := rundir.RecordData(dir)
+	m.Files = files
+	lost = errors.Join(lost, recErr)
 	if lost != nil {
 		m.State, m.Valid = rundir.StateFailed, false
 		m.Invalid = append(m.Invalid, "results lost or cut off: "+lost.Error())
 	}
 	if err := rundir.WriteJSON(manifestFile, m); err != nil {
-		return m, errors.Join(lost, err)
+		return m, errors.Join(halted, lost, err)
 	}
-	if lost != nil {
-		return m, fmt.Errorf("results lost or cut off: %w", lost)
+	if halted != nil || lost != nil {
+		if lost != nil {
+			lost = fmt.Errorf("results lost or cut off: %w", lost)
+		}
+		return m, errors.Join(halted, lost)
 	}
 	if ctx.Err() != nil {
 		return m, fmt.Errorf("%w: %v", ErrInterrupted, context.Cause(ctx))
@@ -612,7 +730,9 @@ func manifestFor(p *Plan, b *bench, parallel int, opts Options) (*rundir.Manifes
 	if opts.Toxiproxy != "" {
 		m.Toxiproxy = opts.Toxiproxy
 	}
-	m.Target = targetRecord(p, b)
+	m.Target = targetRecord(b)
+	m.Engine = engineOf(opts).Name()
+	m.Meters = b.meters
 	if d, ok := b.target.(target.Describer); ok {
 		svc, err := d.Describe()
 		if err != nil {
@@ -631,15 +751,19 @@ func clonePhases(phases []rundir.Phase) []rundir.Phase {
 	return out
 }
 
-// outputs are a configuration run's files: one raw file per endpoint and resources.csv.
+// outputs are a configuration run's files: one raw file per endpoint, resources.csv and
+// dependencies.csv.
 type outputs struct {
 	raw       []*os.File
 	resFile   *os.File
 	resources *rundir.ResourceWriter
+	depFile   *os.File
+	deps      *rundir.DependencyWriter
 	closed    bool
 }
 
-// openOutputs creates the raw files (when raw is true) and resources.csv; none may exist yet.
+// openOutputs creates the raw files (when raw is true), resources.csv and dependencies.csv; none
+// may exist yet.
 func openOutputs(dir string, p *Plan, raw bool) (_ *outputs, err error) {
 	o := &outputs{}
 	defer func() {
@@ -666,6 +790,12 @@ func openOutputs(dir string, p *Plan, raw bool) (_ *outputs, err error) {
 	if o.resources, err = rundir.NewResourceWriter(o.resFile); err != nil {
 		return nil, err
 	}
+	if o.depFile, err = create(rundir.DependenciesFile); err != nil {
+		return nil, err
+	}
+	if o.deps, err = rundir.NewDependencyWriter(o.depFile); err != nil {
+		return nil, err
+	}
 	return o, nil
 }
 
@@ -678,7 +808,7 @@ func (o *outputs) attacks(p *Plan, base string) []loadgen.Attack {
 	return out
 }
 
-// close flushes resources.csv and syncs and closes every file, once.
+// close flushes resources.csv and dependencies.csv and syncs and closes every file, once.
 func (o *outputs) close() error {
 	if o.closed {
 		return nil
@@ -688,7 +818,10 @@ func (o *outputs) close() error {
 	if o.resources != nil {
 		errs = append(errs, o.resources.Flush())
 	}
-	for _, f := range append(o.raw, o.resFile) {
+	if o.deps != nil {
+		errs = append(errs, o.deps.Flush())
+	}
+	for _, f := range append(o.raw, o.resFile, o.depFile) {
 		if f != nil {
 			errs = append(errs, f.Sync(), f.Close())
 		}
@@ -698,14 +831,16 @@ func (o *outputs) close() error {
 
 // runTimeLine runs the time line of a started load: faults switch at the phase offsets (recorded
 // in m.Phases) and resources are sampled every period, until the load ends; a cancelled ctx
-// stops the load first. It blocks until the load has drained and both helpers have returned,
-// and returns the load generator's self-checks, the errors that lost data (results or samples
-// not written) and the errors switching faults.
-func runTimeLine(ctx context.Context, lr load, b *bench, m *rundir.Manifest, period time.Duration, w *rundir.ResourceWriter) (checks []loadgen.Check, lost, faultErrs error) {
+// stops the load first. An external Toxiproxy is checked meanwhile (watchHealth): when it stops
+// answering, the load is stopped and onHalt called with why, at once. It blocks until the load
+// has drained and every helper has returned, and returns the load generator's self-checks, the
+// errors that lost data (results or samples not written), the errors switching faults and why
+// the time line was halted (nil when it was not).
+func runTimeLine(ctx context.Context, lr Load, b *bench, m *rundir.Manifest, period time.Duration, out *outputs, onHalt func(error)) (checks []loadgen.Check, lost, faultErrs, halted error) {
 	t0 := lr.T0()
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	var faultErr, sampleErr error
+	var faultErr, sampleErr, healthErr error
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
@@ -713,8 +848,15 @@ func runTimeLine(ctx context.Context, lr load, b *bench, m *rundir.Manifest, per
 	}()
 	go func() {
 		defer wg.Done()
-		sampleErr = sample(stop, t0, period, b.target.Resources, w)
+		sampleErr = sample(stop, t0, period, b.target.Resources, b.answers, out)
 	}()
+	if b.health != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			healthErr = watchHealth(stop, t0, b.health, func(err error) { onHalt(err); lr.Stop() })
+		}()
+	}
 	// First Ctrl-C: stop the load; the loadgen then drains and closes.
 	go func() {
 		select {
@@ -726,14 +868,14 @@ func runTimeLine(ctx context.Context, lr load, b *bench, m *rundir.Manifest, per
 	checks, lerr := lr.Wait()
 	close(stop)
 	wg.Wait()
-	if sampleErr != nil {
-		sampleErr = fmt.Errorf("write %s: %w", rundir.ResourcesFile, sampleErr)
-	}
-	return checks, errors.Join(lerr, sampleErr), faultErr
+	return checks, errors.Join(lerr, sampleErr), faultErr, healthErr
 }
 
 // recordChecks copies the load generator's self-checks into m and marks m invalid (with reasons)
-// when an attack or the pooled check failed or the run was interrupted.
+// when an attack or the pooled check failed, and partial when the run was interrupted. An
+// interruption alone does not make the run invalid: the checks cover the sends up to the stop,
+// and the report judges the phases that ran to their end (the manifest's end says when it
+// stopped) and no others.
 func recordChecks(m *rundir.Manifest, checks []loadgen.Check, pooled loadgen.Check, interrupted bool) {
 	m.Partial = interrupted
 	if m.Load != nil && pooled.Steal >= 0 && len(checks) > 0 {
@@ -756,10 +898,6 @@ func recordChecks(m *rundir.Manifest, checks []loadgen.Check, pooled loadgen.Che
 	if !pooled.Valid {
 		m.Valid = false
 		m.Invalid = append(m.Invalid, pooled.Reasons...)
-	}
-	if m.Partial {
-		m.Valid = false
-		m.Invalid = append(m.Invalid, "interrupted before the end of the time line")
 	}
 }
 
@@ -790,7 +928,7 @@ func schedule(ctx context.Context, stop <-chan struct{}, t0 time.Time, b *bench,
 			if err := b.injector.Clear(cctx, p); err != nil {
 				errs = append(errs, err)
 			}
-			if f := b.fakes.Servers[dep]; f != nil {
+			if f := b.fakes.Server(dep); f != nil {
 				f.SetFailing(0)
 			}
 		}
@@ -847,7 +985,7 @@ func schedule(ctx context.Context, stop <-chan struct{}, t0 time.Time, b *bench,
 func applyFault(ctx context.Context, b *bench, f faults.Fault) error {
 	e := f.Effect()
 	if e.Status != 0 {
-		srv := b.fakes.Servers[f.Dependency]
+		srv := b.fakes.Server(f.Dependency)
 		if srv == nil {
 			return fmt.Errorf("a %s fault makes the dependency answer %d, which only a built-in fake can do; %s is a real upstream", f.Type, e.Status, f.Dependency)
 		}
@@ -856,13 +994,23 @@ func applyFault(ctx context.Context, b *bench, f faults.Fault) error {
 	return b.injector.Apply(ctx, b.proxies[f.Dependency], e)
 }
 
-// sample writes the target's resources (read by resources) every period until stop is closed,
-// and once more then.
-func sample(stop <-chan struct{}, t0 time.Time, period time.Duration, resources func() []outcome.Resource, w *rundir.ResourceWriter) error {
+// sample writes the target's resources (read by resources) and the dependencies' answers (read
+// by answers) every period until stop is closed, and once more then. Both files get their rows at
+// the same instants.
+func sample(stop <-chan struct{}, t0 time.Time, period time.Duration, resources func() []outcome.Resource,
+	answers func(time.Time) []outcome.Answers, out *outputs) error {
 	tick := time.NewTicker(period)
 	defer tick.Stop()
 	write := func() error {
-		return w.Write(time.Since(t0), resources())
+		now := time.Now()
+		rs := resources()
+		if err := out.resources.Write(now.Sub(t0), rs); err != nil {
+			return fmt.Errorf("write %s: %w", rundir.ResourcesFile, err)
+		}
+		if err := out.deps.Write(now.Sub(t0), answers(now)); err != nil {
+			return fmt.Errorf("write %s: %w", rundir.DependenciesFile, err)
+		}
+		return nil
 	}
 	if err := write(); err != nil {
 		return err
@@ -877,6 +1025,23 @@ func sample(stop <-chan struct{}, t0 time.Time, period time.Duration, resources 
 			return write()
 		}
 	}
+}
+
+// answers takes each metered dependency's answers of the interval ending at now, in the
+// scenario's order of dependencies; none when nothing is metered.
+func (b *bench) answers(now time.Time) []outcome.Answers {
+	if b.metered == nil {
+		return nil
+	}
+	out := make([]outcome.Answers, 0, len(b.meters))
+	for _, m := range b.meters {
+		if mt := b.metered.Meter(b.proxies[m.Dependency]); mt != nil {
+			a := mt.Take(now)
+			a.Dependency = m.Dependency // the meter knows its proxy's name
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 func versions(tool, toxi string) rundir.Versions {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
 	"github.com/bulkheadlab/bulkhead/experiment"
+	"github.com/bulkheadlab/bulkhead/internal/testenv"
 	"github.com/bulkheadlab/bulkhead/rundir"
 	"github.com/bulkheadlab/bulkhead/scenarios"
 )
@@ -57,11 +59,10 @@ func countRaw(t *testing.T, path string) (n uint64, gapless bool) {
 }
 
 // A full run writes one folder per configuration with every scheduled request in its raw file,
-// a manifest recording the faults' switch times, and a resource series.
+// a manifest recording the faults' switch times, a resource series and each dependency's
+// answers timed on its side.
 func TestRunWritesEveryConfiguration(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the smoke scenario (about 3 s)")
-	}
+	testenv.Long(t, "runs the smoke scenario (about 3 s)")
 	sc := smoke(t)
 	root := t.TempDir()
 	res, err := experiment.Run(context.Background(), sc, experiment.Options{ResultsRoot: root})
@@ -89,16 +90,32 @@ func TestRunWritesEveryConfiguration(t *testing.T) {
 	if src, err := os.ReadFile(filepath.Join(res.Dir, rundir.ScenarioSourceFile)); err != nil || string(src) != string(sc.Raw) {
 		t.Errorf("scenario source not kept as given: %v", err)
 	}
+	// The folder vouches for itself: run.json records its inputs and claims, and every manifest
+	// its data files, and all of them still match.
+	if errs := rundir.VerifyRun(res.Dir, &run); len(errs) > 0 || len(run.Files) == 0 || run.PID != os.Getpid() {
+		t.Errorf("run.json: files %d, pid %d; verify: %v", len(run.Files), run.PID, errs)
+	}
+	if rundir.InProgress(res.Dir) {
+		t.Error("the run folder is still locked after Run returned")
+	}
 	for _, name := range run.Configurations {
 		dir := filepath.Join(res.Dir, name)
 		m := readManifest(t, dir)
 		if len(m.Endpoints) != 2 {
 			t.Fatalf("%s: %d endpoints in manifest", name, len(m.Endpoints))
 		}
+		if errs := rundir.VerifyConfiguration(dir, &m); len(errs) > 0 {
+			t.Errorf("%s: the folder as written does not verify: %v", name, errs)
+		}
+		for _, f := range []string{"raw/a.json", "raw/b.json", rundir.ResourcesFile, rundir.DependenciesFile} {
+			if !slices.ContainsFunc(m.Files, func(r rundir.FileRecord) bool { return r.Path == f }) {
+				t.Errorf("%s: the manifest records no %s: %+v", name, f, m.Files)
+			}
+		}
 		for _, e := range m.Endpoints {
 			// Open model: every send the pacer scheduled over 3 s at 20/s went out.
-			if e.Scheduled != 60 || e.Sent != e.Scheduled || e.Dropped != 0 {
-				t.Errorf("%s %s: scheduled %d, sent %d, dropped %d; want 60 sent of 60", name, e.Path, e.Scheduled, e.Sent, e.Dropped)
+			if e.Planned != 60 || e.Scheduled != 60 || e.Sent != e.Scheduled || e.Dropped != 0 {
+				t.Errorf("%s %s: planned %d, scheduled %d, sent %d, dropped %d; want 60 sent of 60", name, e.Path, e.Planned, e.Scheduled, e.Sent, e.Dropped)
 			}
 			n, gapless := countRaw(t, filepath.Join(dir, e.RawFile))
 			if n != e.Sent || !gapless {
@@ -116,6 +133,7 @@ func TestRunWritesEveryConfiguration(t *testing.T) {
 		if len(rs) == 0 {
 			t.Errorf("%s: no resource samples", name)
 		}
+		checkDependencies(t, dir, m)
 		// The machine's steal time while the load ran is recorded where Linux accounts it.
 		if runtime.GOOS == "linux" && (m.Load == nil || m.Load.Steal == nil || *m.Load.Steal < 0 || *m.Load.Steal > 1) {
 			t.Errorf("%s: load %+v; want the machine's steal, a share in [0, 1]", name, m.Load)
@@ -128,9 +146,7 @@ func TestRunWritesEveryConfiguration(t *testing.T) {
 // every planned configuration; one after another, the second configuration never starts (no
 // folder); at once, both stop.
 func TestRunInterruptedLeavesPartialResults(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the smoke scenario (about 1 s per case)")
-	}
+	testenv.Long(t, "runs the smoke scenario (about 1 s per case)")
 	tests := []struct {
 		name     string
 		parallel int
@@ -176,8 +192,16 @@ func TestRunInterruptedLeavesPartialResults(t *testing.T) {
 					continue
 				}
 				m := readManifest(t, filepath.Join(res.Dir, name))
-				if !m.Partial || m.Valid || m.State != rundir.StateInterrupted {
-					t.Errorf("%s manifest: partial %v valid %v state %q; want partial, not valid, interrupted", name, m.Partial, m.Valid, m.State)
+				// Interrupted, not invalid for it: the report judges the phases it completed.
+				if !m.Partial || m.State != rundir.StateInterrupted || slices.ContainsFunc(m.Invalid, func(r string) bool { return strings.Contains(r, "interrupt") }) {
+					t.Errorf("%s manifest: partial %v state %q invalid %q; want partial, interrupted, not invalid for the interruption", name, m.Partial, m.State, m.Invalid)
+				}
+				if m.Ended.IsZero() || !m.Ended.After(m.Started) {
+					t.Errorf("%s manifest: ended %v; want the moment it stopped, after its start %v", name, m.Ended, m.Started)
+				}
+				// An interrupted configuration's folder is as its run left it: it verifies.
+				if errs := rundir.VerifyConfiguration(filepath.Join(res.Dir, name), &m); len(errs) > 0 {
+					t.Errorf("%s: the interrupted folder does not verify: %v", name, errs)
 				}
 				for _, e := range m.Endpoints {
 					n, gapless := countRaw(t, filepath.Join(res.Dir, name, e.RawFile))
@@ -227,3 +251,73 @@ func TestRunUnreachableToxiproxyWritesNothing(t *testing.T) {
 type cancelOnWrite struct{ cancel context.CancelFunc }
 
 func (c cancelOnWrite) Write(p []byte) (int, error) { c.cancel(); return len(p), nil }
+
+// checkDependencies checks a configuration's dependencies.csv against its raw results: both
+// dependencies are metered where the service called them; every call that reached a dependency
+// ended (answered, abandoned or cut) by the last row; B, never faulted, answered exactly the /b
+// requests that succeeded; and A's answers in the latency phase took at least the toxic's delay.
+func checkDependencies(t *testing.T, dir string, m rundir.Manifest) {
+	t.Helper()
+	if len(m.Meters) != 2 {
+		t.Fatalf("manifest meters = %+v, want A and B", m.Meters)
+	}
+	for _, mt := range m.Meters {
+		if mt.Unmetered != "" || mt.Proxy == "" || mt.Listen != m.Target.Listen["proxy:"+mt.Dependency] {
+			t.Errorf("meter %+v: want it metered, where the service called %s (%s), with the proxy behind it",
+				mt, mt.Dependency, m.Target.Listen["proxy:"+mt.Dependency])
+		}
+	}
+	ds, err := rundir.ReadDependencies(filepath.Join(dir, rundir.DependenciesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	arrived, ended := map[string]int{}, map[string]int{}
+	answered := map[string]int{}
+	var slowA time.Duration
+	lat := m.Phases[1]
+	for _, d := range ds {
+		arrived[d.Dependency] += d.Arrived
+		ended[d.Dependency] += d.Answered + d.Abandoned + d.Cut
+		answered[d.Dependency] += d.Answered
+		if d.Dependency == "A" && d.T-d.Interval >= lat.Start+100*time.Millisecond && d.T <= lat.End && d.Answered > 0 {
+			if q, _ := d.Times.Quantile(0.5); slowA == 0 || q < slowA {
+				slowA = q
+			}
+		}
+	}
+	last := map[string]int{}
+	for _, d := range ds {
+		last[d.Dependency] = d.InFlight
+	}
+	for dep, n := range last {
+		if n != 0 {
+			t.Errorf("%s: %d calls still in flight after the load ended", dep, n)
+		}
+	}
+	for _, dep := range []string{"A", "B"} {
+		if arrived[dep] == 0 || ended[dep] != arrived[dep] {
+			t.Errorf("%s: %d calls arrived, %d ended; want every arrived call ended", dep, arrived[dep], ended[dep])
+		}
+	}
+	okB := 0
+	for _, e := range m.Endpoints {
+		if e.Path != "/b" {
+			continue
+		}
+		err := rundir.ReadRaw(filepath.Join(dir, e.RawFile), func(r *vegeta.Result) error {
+			if r.Code == 200 {
+				okB++
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if answered["B"] != okB {
+		t.Errorf("B answered %d calls, /b succeeded %d times; want the same", answered["B"], okB)
+	}
+	if want := 450 * time.Millisecond * 95 / 100; slowA < want { // a bucket is 9% wide
+		t.Errorf("A's least interval median in the latency phase = %v, want at least the toxic's 450 ms (less a bucket)", slowA)
+	}
+}

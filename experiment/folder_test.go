@@ -14,6 +14,7 @@ import (
 
 	"github.com/bulkheadlab/bulkhead/attack"
 	"github.com/bulkheadlab/bulkhead/experiment"
+	"github.com/bulkheadlab/bulkhead/internal/testenv"
 	"github.com/bulkheadlab/bulkhead/rundir"
 	"github.com/bulkheadlab/bulkhead/scenarios"
 )
@@ -22,9 +23,7 @@ import (
 // and saying the run is running; each configuration's manifest is written when its load starts,
 // marked running and partial. A process killed at that moment leaves exactly this.
 func TestRunFolderSaysRunningWhileRunning(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the smoke scenario (about 1 s)")
-	}
+	testenv.Long(t, "runs the smoke scenario (about 1 s)")
 	sc := smoke(t)
 	root := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -90,6 +89,9 @@ func TestMain(m *testing.M) {
 	if root := os.Getenv(runnerChild); root != "" {
 		os.Exit(runnerChildMain(root))
 	}
+	if len(os.Args) == 3 && os.Args[1] == serveChild {
+		os.Exit(serveChildMain(os.Args[2]))
+	}
 	os.Exit(m.Run())
 }
 
@@ -132,9 +134,7 @@ func fsizeChildMain(root string) int {
 // disk) fail the run with an error, and the configuration's manifest and run.json say why: the
 // run is never reported as merely "not valid" with data silently cut off.
 func TestLostWritesFailTheRun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the smoke scenario in a child process (about 3 s)")
-	}
+	testenv.Long(t, "runs the smoke scenario in a child process (about 3 s)")
 	root := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), fsizeChild+"="+root)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/bulkheadlab/bulkhead/attack"
 	"github.com/bulkheadlab/bulkhead/experiment"
+	"github.com/bulkheadlab/bulkhead/internal/testenv"
 	"github.com/bulkheadlab/bulkhead/report"
 	"github.com/bulkheadlab/bulkhead/rundir"
 	"github.com/bulkheadlab/bulkhead/scenarios"
@@ -45,9 +46,7 @@ func runningManifest(t *testing.T, root, conf string) rundir.Manifest {
 // checks in the manifest, and a report that reads them; the manifest and run.json say where the
 // load ran, and the child's spec and logs sit in the configuration folder.
 func TestRunWithLoadInAChildProcess(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the smoke scenario (about 4 s)")
-	}
+	testenv.Long(t, "runs the smoke scenario (about 4 s)")
 	root := t.TempDir()
 	// A generous lag limit: validity under -race on a shared machine is not what is tested; the
 	// limit reaches the child through its spec.
@@ -111,9 +110,7 @@ func TestRunWithLoadInAChildProcess(t *testing.T) {
 // configuration, the command and how it ended, with the tail of its stderr; the manifest says
 // failed and why, run.json failed, and the results written before the kill stay readable.
 func TestLoadChildKilledMidRun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the smoke scenario (about 2 s)")
-	}
+	testenv.Long(t, "runs the smoke scenario (about 2 s)")
 	sc := smoke(t)
 	// 200/s: the child's write buffers (8 KiB per attack) have been flushed some times by the kill.
 	if _, err := sc.Override(scenarios.Overrides{Rate: 200, Only: []string{sc.Configurations[0].Name}}); err != nil {
@@ -174,9 +171,7 @@ func TestLoadChildKilledMidRun(t *testing.T) {
 // writes every result it sent and still reports its checks, which the manifest records, marked
 // interrupted.
 func TestLoadChildInterrupted(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the smoke scenario (about 2 s)")
-	}
+	testenv.Long(t, "runs the smoke scenario (about 2 s)")
 	sc := smoke(t)
 	sc.Configurations = sc.Configurations[:1]
 	conf := sc.Configurations[0].Name
@@ -236,9 +231,7 @@ func runnerChildMain(root string) int {
 // A runner that dies (SIGKILL: no chance to stop anything) takes its load generator child with
 // it: no orphan keeps sending.
 func TestLoadChildDiesWithTheRunner(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a runner process with a load generator child (about 2 s)")
-	}
+	testenv.Long(t, "starts a runner process with a load generator child (about 2 s)")
 	root := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), runnerChild+"="+root)
@@ -263,5 +256,55 @@ func TestLoadChildDiesWithTheRunner(t *testing.T) {
 			t.Fatalf("the load generator %d is still running 30 s after its runner was killed", m.Load.PID)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// With --shards 2 a configuration's load comes from two `bulkhead attack --segment k/2`
+// children started together: each endpoint's raw file is their exact merge (every scheduled
+// request, Seq gapless), the manifest lists both shards with their own files, common t0, clock
+// offsets and checks, and the report reads the merged files as it reads an unsharded run's.
+func TestRunWithAShardedLoad(t *testing.T) {
+	testenv.Long(t, "runs the smoke scenario (about 6 s)")
+	root := t.TempDir()
+	res, err := experiment.Run(context.Background(), smoke(t), experiment.Options{ResultsRoot: root, Load: experiment.LoadProcess, Shards: 2, LagLimit: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var run rundir.Run
+	if err := rundir.ReadJSON(filepath.Join(res.Dir, rundir.RunFile), &run); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := report.Generate(res.Dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range run.Configurations {
+		dir := filepath.Join(res.Dir, name)
+		m := readManifest(t, dir)
+		if m.Engine != experiment.LocalEngine {
+			t.Errorf("%s: manifest engine %q; want %q", name, m.Engine, experiment.LocalEngine)
+		}
+		for _, e := range m.Endpoints {
+			n, gapless := countRaw(t, filepath.Join(dir, e.RawFile))
+			if n != e.Scheduled || !gapless || e.Sent != e.Scheduled {
+				t.Errorf("%s %s: merged file %d results (gapless %v), scheduled %d, sent %d", name, e.Path, n, gapless, e.Scheduled, e.Sent)
+			}
+			if len(e.Shards) != 2 {
+				t.Fatalf("%s %s: %d shard records; want 2", name, e.Path, len(e.Shards))
+			}
+			var sent uint64
+			for k, s := range e.Shards {
+				if s.Segment != fmt.Sprintf("%d/2", k) || !s.T0.Equal(m.Started) || !s.ClockKnown || !s.Valid {
+					t.Errorf("%s %s shard %d: %+v; want segment %d/2 at the common start, clock measured, valid", name, e.Path, k, s, k)
+				}
+				sn, _ := countRaw(t, filepath.Join(dir, s.RawFile))
+				if sn != s.Sent {
+					t.Errorf("%s %s shard %d: %d results in %s, %d sent", name, e.Path, k, sn, s.RawFile, s.Sent)
+				}
+				sent += s.Sent
+			}
+			if sent != e.Sent {
+				t.Errorf("%s %s: shards sent %d, endpoint %d", name, e.Path, sent, e.Sent)
+			}
+		}
 	}
 }

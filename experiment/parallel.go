@@ -9,8 +9,8 @@ import (
 
 // parallelBudget is the total request rate (requests per second, summed over every endpoint of
 // every configuration running at once) per core up to which running configurations side by side
-// keeps the send lag low, per load layout, measured on a 2-core machine (README, "Measured
-// here"). With the load generators in the runner's process, the hypothesis' 100 requests/s per
+// keeps the send lag low, per load layout, measured on a 2-core machine (docs/measurements.md).
+// With the load generators in the runner's process, the hypothesis' 100 requests/s per
 // configuration three at a time kept the same send-lag p99 as one at a time, and six at a time
 // was invalid (36-50 ms). With each load generator in its own process, six at a time (300/s a
 // core) kept every endpoint's lag p99 at 0.13-0.55 ms on a quiet machine and at most 2.3 ms
@@ -72,9 +72,7 @@ func DefaultParallel(plans []*Plan, cpus int, load string) int {
 func (p *Plan) ownWorkers() int {
 	n := 0
 	for _, pl := range p.Configuration.Pools {
-		if pl.Kind == service.KindWorkers {
-			n += pl.Size
-		}
+		n += service.PoolGoroutines(pl.PoolConfig)
 	}
 	return n
 }

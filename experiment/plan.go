@@ -9,6 +9,7 @@ import (
 	"github.com/bulkheadlab/bulkhead/loadgen"
 	"github.com/bulkheadlab/bulkhead/rundir"
 	"github.com/bulkheadlab/bulkhead/scenarios"
+	"github.com/bulkheadlab/bulkhead/service"
 )
 
 // Plan is one configuration run decided in full before anything starts: what to start, what to
@@ -34,6 +35,11 @@ type Plan struct {
 	SampleEvery time.Duration
 	// LoadTimeout is the load generator's own request timeout.
 	LoadTimeout time.Duration
+	// Service is the built-in service's config for this configuration, resolved once, with
+	// every dependency at its scenarios.PlaceholderURL: execution fills the proxies' addresses
+	// (service.Config.WithURLs). The manifest's topology is derived from it (or from the target's
+	// stated layout).
+	Service service.Config
 }
 
 // PlannedAttack is one endpoint's attack: its pacer (arrival offset included) and the target
@@ -45,9 +51,6 @@ type PlannedAttack struct {
 	// arrivalOffset); 0 for Poisson arrivals.
 	Offset time.Duration
 }
-
-// DefaultSampleEvery is the resource sampling period when the scenario sets none.
-const DefaultSampleEvery = 100 * time.Millisecond
 
 // NewPlan plans repetition rep (1-based) of configuration conf of sc. lagLimit overrides the
 // scenario's load.lag_limit when > 0 (else loadgen.DefaultLagLimit applies). It does not block
@@ -64,21 +67,24 @@ func NewPlan(sc *scenarios.Scenario, conf scenarios.Configuration, rep int, lagL
 		LoadTimeout:   sc.Load.Timeout,
 	}
 	if p.SampleEvery <= 0 {
-		p.SampleEvery = DefaultSampleEvery
+		p.SampleEvery = scenarios.DefaultSampleEvery
 	}
 	for i := range sc.Dependencies {
 		p.DependencySeeds = append(p.DependencySeeds, repSeed(sc, rep, i))
 	}
-	m, err := plannedManifest(sc, conf, rep, lagLimit)
+	cfg, err := sc.ServiceConfig(conf, nil)
 	if err != nil {
 		return nil, err
 	}
+	p.Service = cfg
+	m := plannedManifest(sc, conf, cfg, rep, lagLimit)
 	p.Manifest = *m
 	for i, ep := range sc.Endpoints {
 		a, e, err := planAttack(sc, i, ep, rep)
 		if err != nil {
 			return nil, fmt.Errorf("endpoint %s: %w", ep.Path, err)
 		}
+		e.Planned = a.Pacer.Hits(p.Duration) // what the load generator's pacer is bounded to
 		p.Attacks = append(p.Attacks, a)
 		p.Manifest.Endpoints = append(p.Manifest.Endpoints, e)
 	}
@@ -111,20 +117,11 @@ func folderName(conf string, rep, reps int) string {
 // repSeed is the seed of random source i in repetition rep: dependencies use i, attacks 100+i.
 func repSeed(sc *scenarios.Scenario, rep, i int) int64 { return sc.Seed + int64(rep)*1000 + int64(i) }
 
-// placeholderURL stands for a dependency's proxy address while planning; the topology does not
-// depend on it, and execution records the service config with the real addresses.
-func placeholderURL(dep string) string { return "http://proxy-of-" + strings.ToLower(dep) + ".invalid" }
-
-func plannedManifest(sc *scenarios.Scenario, conf scenarios.Configuration, rep int, lagLimit time.Duration) (*rundir.Manifest, error) {
-	urls := map[string]string{}
-	for _, d := range sc.Dependencies {
-		urls[d.Name] = placeholderURL(d.Name)
-	}
-	cfg, err := sc.ServiceConfig(conf, urls)
-	if err != nil {
-		return nil, err
-	}
+func plannedManifest(sc *scenarios.Scenario, conf scenarios.Configuration, cfg service.Config, rep int, lagLimit time.Duration) *rundir.Manifest {
 	topo := cfg.Topology()
+	if conf.Target != nil && conf.Target.Layout != nil {
+		topo = conf.Target.Layout.Topology(sc) // the target's own layout, not the built-in's pools
+	}
 	m := &rundir.Manifest{
 		Scenario:      sc.Name,
 		Configuration: conf.Name,
@@ -142,7 +139,7 @@ func plannedManifest(sc *scenarios.Scenario, conf scenarios.Configuration, rep i
 			m.Resolved[k] = v
 		}
 	}
-	return m, nil
+	return m
 }
 
 // resolveLagLimit picks the first positive of the command line's, the scenario's and the load
@@ -175,7 +172,9 @@ func plannedPhases(phases []scenarios.Phase) []rundir.Phase {
 }
 
 // planAttack chooses endpoint i's pacer (constant or Poisson at its rate, or per-phase rates),
-// shifts constant-rate streams by their arrival offset, and describes the attack for the manifest.
+// shifts constant-rate streams by their arrival offset (and, with load.drift, speeds every
+// stream but the first by 1/drift requests a second, so that its offset to the first sweeps a
+// whole interval every drift), and describes the attack for the manifest.
 func planAttack(sc *scenarios.Scenario, i int, ep scenarios.Endpoint, rep int) (PlannedAttack, rundir.Endpoint, error) {
 	rate := ep.Rate
 	if rate == 0 {
@@ -191,13 +190,25 @@ func planAttack(sc *scenarios.Scenario, i int, ep scenarios.Endpoint, rep int) (
 	}
 	var pacer loadgen.Pacer
 	e.Arrivals = string(arr)
+	drift := 1.0 // the factor a drifting stream's rates are multiplied by
+	if arr == loadgen.ArrivalsConstant && sc.Load.Drift > 0 && i >= 1 && len(sc.Endpoints) >= staggerFrom {
+		e.Drift = sc.Load.Drift
+		drift = 1 + 1/(rate*sc.Load.Drift.Seconds())
+		e.Rate = rate * drift
+	}
 	if segs, ok := sc.RateSegments(ep); ok {
 		// Some phase overrides this endpoint's rate (a burst, a silence): one constant-rate
 		// attack across the time line still, its rate changing at the phase offsets.
+		for k := range segs {
+			segs[k].Rate *= drift
+		}
 		pacer, err = loadgen.NewPiecewisePacer(segs)
 		e.Arrivals = piecewiseArrivals(segs)
 	} else {
-		pacer, err = loadgen.NewPacer(rate, arr, repSeed(sc, rep, 100+i))
+		pacer, err = loadgen.NewPacer(rate*drift, arr, repSeed(sc, rep, 100+i))
+	}
+	if e.Drift > 0 {
+		e.Arrivals += fmt.Sprintf(", drifting one interval ahead of %s every %v", sc.Endpoints[0].Path, e.Drift)
 	}
 	if err != nil {
 		return PlannedAttack{}, e, err

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"math"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -22,6 +23,49 @@ func open(t *testing.T, name string) *scenarios.Scenario {
 	return sc
 }
 
+// seed004 is the hypothesis with seed 004's two layouts only (shared and split), as `--only
+// shared,split` runs it: the tests of the planner count its configuration runs.
+func seed004(t *testing.T) *scenarios.Scenario {
+	t.Helper()
+	sc := open(t, "hypothesis")
+	if _, err := sc.Override(scenarios.Overrides{Only: []string{"shared", "split"}}); err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// With load.drift the second stream starts at its repetition's offset and drifts through every
+// offset: the hypothesis's /b (drift 10s) runs at 50.1/s, and over its 30 s stall its sends fall
+// evenly over the whole 20 ms interval after /a's, a tenth of them in each tenth of it; /a keeps
+// its declared 50/s.
+func TestDriftSweepsTheOffset(t *testing.T) {
+	sc := open(t, "hypothesis")
+	p, err := NewPlan(sc, sc.Configurations[0], 3, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := p.Attacks[0].Pacer, p.Attacks[1].Pacer
+	if m := p.Manifest.Endpoints; m[0].Rate != 50 || m[0].Drift != 0 || math.Abs(m[1].Rate-50.1) > 1e-9 || m[1].Drift != 10*time.Second {
+		t.Fatalf("manifest rates %v/s and %v/s, drifts %v and %v; want 50 and 50.1, 0 and 10s", m[0].Rate, m[1].Rate, m[0].Drift, m[1].Drift)
+	}
+	const interval = 20 * time.Millisecond
+	start, end := 23*time.Second, 53*time.Second // the latency phase
+	var deciles [10]int
+	n := 0
+	for k := b.Hits(start); b.Scheduled(k) < end; k++ {
+		tb := b.Scheduled(k)
+		ta := a.Scheduled(a.Hits(tb) - 1) // /a's last send at or before it
+		deciles[int(10*(tb-ta)/interval)%10]++
+		n++
+	}
+	for d, c := range deciles {
+		if c < n/10-5 || c > n/10+5 {
+			t.Errorf("decile %d of the interval after /a's send holds %d of /b's %d sends in the stall, want about %d: %v", d, c, n, n/10, deciles)
+			break
+		}
+	}
+}
+
 // A plan is computed from the scenario alone: no network, no clock, no disk. The cases pin what
 // each field of the manifest-to-be and each attack is made of.
 func TestNewPlan(t *testing.T) {
@@ -31,8 +75,9 @@ func TestNewPlan(t *testing.T) {
 	hyp3.Repetitions = 3
 	poisson := open(t, "hypothesis")
 	poisson.Repetitions = 1
-	poisson.Load.Arrivals = "poisson"
+	poisson.Load.Arrivals, poisson.Load.Drift = "poisson", 0
 	hooks := open(t, "webhooks")
+	hooks.Repetitions = 1
 	const ms = time.Millisecond
 
 	tests := []struct {
@@ -48,13 +93,13 @@ func TestNewPlan(t *testing.T) {
 	}{
 		{name: "one repetition: the configuration's name, streams half an interval apart",
 			sc: hyp, conf: 0, rep: 1, folder: "shared",
-			offsets: []time.Duration{0, 10 * ms}, arrivals: []string{"constant", "constant"}, lagLimit: 10 * ms}, // the scenario's declared load.lag_limit,
+			offsets: []time.Duration{0, 10 * ms}, arrivals: []string{"constant", "constant, drifting one interval ahead of /a every 10s"}, lagLimit: 10 * ms}, // the scenario's declared load.lag_limit,
 		{name: "repetition 2 of 3 moves the second stream to 0.88 of the interval",
 			sc: hyp3, conf: 1, rep: 2, folder: "split-r2",
-			offsets: []time.Duration{0, 17600 * time.Microsecond}, arrivals: []string{"constant", "constant"}, lagLimit: 10 * ms},
+			offsets: []time.Duration{0, 17600 * time.Microsecond}, arrivals: []string{"constant", "constant, drifting one interval ahead of /a every 10s"}, lagLimit: 10 * ms},
 		{name: "repetition 3 of 3 to 0.26",
 			sc: hyp3, conf: 0, rep: 3, folder: "shared-r3",
-			offsets: []time.Duration{0, 5300 * time.Microsecond}, arrivals: []string{"constant", "constant"}, lagLimit: 10 * ms},
+			offsets: []time.Duration{0, 5300 * time.Microsecond}, arrivals: []string{"constant", "constant, drifting one interval ahead of /a every 10s"}, lagLimit: 10 * ms},
 		{name: "Poisson arrivals are not shifted; the command line's lag limit wins",
 			sc: poisson, conf: 0, rep: 1, lagFlag: 3 * ms, folder: "shared",
 			offsets: []time.Duration{0, 0}, arrivals: []string{"poisson", "poisson"}, lagLimit: 3 * ms},
@@ -118,8 +163,8 @@ func TestNewPlan(t *testing.T) {
 			if m.Topology == nil || len(m.Topology.Endpoints) != len(tt.sc.Endpoints) {
 				t.Errorf("topology %+v, want one entry per endpoint", m.Topology)
 			}
-			if p.SampleEvery != DefaultSampleEvery && tt.sc.SampleEvery == 0 {
-				t.Errorf("sample every %v, want the default %v", p.SampleEvery, DefaultSampleEvery)
+			if p.SampleEvery != scenarios.DefaultSampleEvery && tt.sc.SampleEvery == 0 {
+				t.Errorf("sample every %v, want the default %v", p.SampleEvery, scenarios.DefaultSampleEvery)
 			}
 		})
 	}
@@ -147,7 +192,7 @@ func TestPlanResolvesFaults(t *testing.T) {
 // configurations of one repetition share their dependencies' seeds (the same jitter for both
 // layouts), repetitions do not.
 func TestPlansOrderAndSeeds(t *testing.T) {
-	sc := open(t, "hypothesis")
+	sc := seed004(t)
 	sc.Repetitions = 2
 	plans, err := Plans(sc, 0)
 	if err != nil {
@@ -179,11 +224,11 @@ func TestDefaultParallel(t *testing.T) {
 		}
 		return ps
 	}
-	hyp := open(t, "hypothesis")
+	hyp := seed004(t)
 	hyp.Repetitions = 1
-	hyp3 := open(t, "hypothesis")
+	hyp3 := seed004(t)
 	hyp3.Repetitions = 3
-	fast := open(t, "hypothesis")
+	fast := seed004(t)
 	fast.Repetitions = 1
 	fast.Load.Rate = 1000
 	for i := range fast.Endpoints {
@@ -219,9 +264,9 @@ func TestDefaultParallel(t *testing.T) {
 // Parallel resolves --parallel as Run does: the default, capped at the plans, and one at a time
 // (an error when more are asked for) where the scenario fixes its proxies' listen addresses.
 func TestParallel(t *testing.T) {
-	hyp3 := open(t, "hypothesis")
+	hyp3 := seed004(t)
 	hyp3.Repetitions = 3
-	fixed := open(t, "hypothesis")
+	fixed := seed004(t)
 	fixed.Repetitions = 1
 	fixed.Dependencies[0].Listen = "127.0.0.1:21001"
 	tests := []struct {

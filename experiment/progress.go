@@ -6,16 +6,33 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/bulkheadlab/bulkhead/loadgen"
 )
 
 // plainEvery is the default period of progress lines when they are printed as lines (not on a
-// terminal), so that a log of a long run stays readable.
-const plainEvery = 5 * time.Second
+// terminal), so that a log of a long run stays readable: one line per running configuration
+// every 10 s.
+const plainEvery = 10 * time.Second
+
+// plainWidth is the width a plain progress line fits in (a log, not an 80-column screen).
+const plainWidth = 160
 
 // progressWidth is the width every progress line fits in, whatever the number of endpoints.
 const progressWidth = 80
+
+// staleAfter is the age from which a load's latest progress is shown as stale: a load generator
+// child reports every half second (so that the figures follow a fault switch within about a
+// second), so its figures are then at least four reports old.
+const staleAfter = 2500 * time.Millisecond
+
+// aging is a load whose progress is a report that can grow old (a load generator child's latest
+// progress event); a load in this process reads its figures live.
+type aging interface {
+	// ProgressAge is how long ago the figures Progress returns were reported.
+	ProgressAge() time.Duration
+}
 
 // board prints the progress of a run's configuration runs: a line for the whole run and, for
 // each running configuration, its place on its time line and its endpoints over the last
@@ -41,7 +58,7 @@ type board struct {
 type slot struct {
 	b     *board
 	index int
-	lr    load // nil until started
+	lr    Load // nil until started
 	ended bool
 }
 
@@ -97,7 +114,7 @@ func (b *board) close() {
 }
 
 // start marks the slot's load started.
-func (s *slot) start(lr load) {
+func (s *slot) start(lr Load) {
 	s.b.mu.Lock()
 	defer s.b.mu.Unlock()
 	s.lr = lr
@@ -160,6 +177,7 @@ type slotView struct {
 	plan    *Plan
 	elapsed time.Duration // on its time line
 	eps     []loadgen.Progress
+	stale   time.Duration // the age of eps when it is staleAfter or more, else 0
 }
 
 func (b *board) render(now time.Time) []string {
@@ -170,14 +188,33 @@ func (b *board) render(now time.Time) []string {
 		case s.ended:
 			done++
 		case s.lr != nil:
-			running = append(running, slotView{index: s.index, plan: b.plans[s.index],
-				elapsed: now.Sub(s.lr.T0()), eps: s.lr.Progress()})
+			v := slotView{index: s.index, plan: b.plans[s.index], elapsed: now.Sub(s.lr.T0()), eps: s.lr.Progress()}
+			if a, ok := s.lr.(aging); ok && a.ProgressAge() >= staleAfter {
+				v.stale = a.ProgressAge()
+			}
+			running = append(running, v)
 		}
 	}
 	if len(running) == 0 {
 		return nil
 	}
+	if !b.live {
+		return plainLines(now.Sub(b.start), b.eta, len(b.plans), running, b.tick)
+	}
 	return progressLines(now.Sub(b.start), b.eta, len(b.plans), done, running, b.tick)
+}
+
+// plainLines renders the progress for a log: one line per running configuration, with the run's
+// time, the configuration, its phase and place on its time line, and its endpoints' last second,
+// within plainWidth columns.
+func plainLines(elapsed, eta time.Duration, total int, running []slotView, tick int) []string {
+	var out []string
+	for _, v := range running {
+		head := fmt.Sprintf("%s of %s · configuration %d/%d %s · phase %s %s/%s s · ", clock(elapsed), clock(max(eta, elapsed)),
+			v.index+1, total, v.plan.Folder, phaseAt(v.plan, v.elapsed), seconds(min(v.elapsed, v.plan.Duration)), seconds(v.plan.Duration))
+		out = append(out, head+endpointFigures(v.eps, tick, v.stale, plainWidth-utf8.RuneCountInString(head)))
+	}
+	return out
 }
 
 // progressLines renders the progress block: with one configuration running, its line names the
@@ -198,20 +235,33 @@ func progressLines(elapsed, eta time.Duration, total, done int, running []slotVi
 		if len(running) == 1 {
 			head += " · " + runPart
 		}
-		out = append(out, fitWidth(head), endpointLine(v.eps, tick))
+		out = append(out, fitWidth(head), endpointLine(v.eps, tick, v.stale))
 	}
 	return out
 }
 
-// endpointLine is "  last 1 s: /a 50 done, 3% err, p99 450ms · /b ..." for every endpoint when
-// they fit; otherwise as many as fit, starting at a rotating one, and "(+N)" for the ones left out.
-func endpointLine(eps []loadgen.Progress, tick int) string {
-	const head = "  last 1 s:"
+// endpointLine is "  last 1 s: /a 50/s, 3% err, p99 450ms · /b ..." (see endpointFigures)
+// within progressWidth columns.
+func endpointLine(eps []loadgen.Progress, tick int, stale time.Duration) string {
+	return "  " + endpointFigures(eps, tick, stale, progressWidth-2)
+}
+
+// endpointFigures is "last 1 s: /a 50/s, 3% err, p99 450ms · /b ...": each endpoint's
+// completions in the last complete second (its rate at steady state), their error share and p99,
+// for every endpoint when they fit in width columns; otherwise as many as fit, starting at a
+// rotating one, and "(+N)" for the ones left out. Figures reported stale ago (> 0) are labelled
+// "STALE, no report for 4.2 s:" instead: they are the load generator's last, not the last
+// second's.
+func endpointFigures(eps []loadgen.Progress, tick int, stale time.Duration, width int) string {
+	head := "last 1 s:"
+	if stale > 0 {
+		head = fmt.Sprintf("STALE, no report for %s s:", seconds(stale))
+	}
 	if len(eps) == 0 {
 		return head + " -"
 	}
 	seg := func(p loadgen.Progress) string {
-		return fmt.Sprintf(" %s %d done, %.0f%% err, p99 %s", p.Name, p.Window, 100*p.ErrorRate, millis(p.P99))
+		return fmt.Sprintf(" %s %d/s, %.0f%% err, p99 %s", p.Name, p.Window, 100*p.ErrorRate, millis(p.P99))
 	}
 	all := head
 	for k, p := range eps {
@@ -220,11 +270,11 @@ func endpointLine(eps []loadgen.Progress, tick int) string {
 		}
 		all += seg(p)
 	}
-	if len(all) <= progressWidth {
+	if len(all) <= width {
 		return all // everything fits: no rotation
 	}
 	var parts []string
-	width := len(head)
+	used := len(head)
 	first := tick % len(eps)
 	for k := range eps {
 		s := seg(eps[(first+k)%len(eps)])
@@ -235,22 +285,25 @@ func endpointLine(eps []loadgen.Progress, tick int) string {
 		if k == len(eps)-1 {
 			more = ""
 		}
-		if width+len(s)+len(more) > progressWidth && k > 0 {
+		if used+len(s)+len(more) > width && k > 0 {
 			return head + strings.Join(parts, "") + fmt.Sprintf(" (+%d)", len(eps)-k)
 		}
 		parts = append(parts, s)
-		width += len(s)
+		used += len(s)
 	}
-	return fitWidth(head + strings.Join(parts, ""))
+	return fitTo(head+strings.Join(parts, ""), width)
 }
 
 // fitWidth cuts s to progressWidth runes, marking the cut with "…".
-func fitWidth(s string) string {
+func fitWidth(s string) string { return fitTo(s, progressWidth) }
+
+// fitTo cuts s to width runes, marking the cut with "…".
+func fitTo(s string, width int) string {
 	r := []rune(s)
-	if len(r) <= progressWidth {
+	if len(r) <= width {
 		return s
 	}
-	return string(r[:progressWidth-1]) + "…"
+	return string(r[:max(width-1, 0)]) + "…"
 }
 
 // phaseAt names the phase of p's time line at elapsed ("done" after the last).

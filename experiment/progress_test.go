@@ -46,13 +46,13 @@ func TestProgressLines(t *testing.T) {
 	}{
 		{"one configuration running: one line for it and one for its endpoints",
 			[]slotView{{index: 0, plan: shared, elapsed: 29 * time.Second, eps: endpoints(2)}},
-			"configuration 1/2 shared · phase latency 29.0/48.0 s · run 0:29 of 2:10", 2},
+			"configuration 1/2 shared · phase latency 29.0/70.0 s · run 0:29 of 2:10", 2},
 		{"two at once: a summary line first",
 			[]slotView{{index: 0, plan: shared, elapsed: 29 * time.Second, eps: endpoints(3)}, {index: 1, plan: split, elapsed: 3 * time.Second, eps: endpoints(3)}},
 			"run 0:29 of 2:10 · 2 running, 0 of 2 configurations done", 5},
 		{"500 endpoints still fit",
 			[]slotView{{index: 1, plan: shared, elapsed: 70 * time.Second, eps: endpoints(500)}},
-			"configuration 2/2 shared · phase end 48.0/48.0 s · run 0:29 of 2:10", 2},
+			"configuration 2/2 shared · phase end 70.0/70.0 s · run 0:29 of 2:10", 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -76,20 +76,67 @@ func TestProgressLines(t *testing.T) {
 // count of those left out is shown.
 func TestEndpointLineRotates(t *testing.T) {
 	eps := endpoints(500)
-	a, b := endpointLine(eps, 0), endpointLine(eps, 1)
+	a, b := endpointLine(eps, 0, 0), endpointLine(eps, 1, 0)
 	if !strings.HasPrefix(a, "  last 1 s: /partner-000") || !strings.HasPrefix(b, "  last 1 s: /partner-001") {
 		t.Errorf("rotation: %q then %q", a, b)
 	}
 	if !strings.HasSuffix(a, "(+498)") && !strings.HasSuffix(a, "(+499)") {
 		t.Errorf("no count of the endpoints left out: %q", a)
 	}
-	if got := endpointLine(endpoints(1), 7); strings.Contains(got, "(+") {
+	if got := endpointLine(endpoints(1), 7, 0); strings.Contains(got, "(+") {
 		t.Errorf("one endpoint, yet a count of more: %q", got)
 	}
-	if got := endpointLine(endpoints(2), 1); !strings.HasPrefix(got, "  last 1 s: /a") {
+	if got := endpointLine(endpoints(2), 1, 0); !strings.HasPrefix(got, "  last 1 s: /a") {
 		t.Errorf("two endpoints that fit are rotated: %q", got)
 	}
 }
+
+// A load generator that stopped reporting has its last figures labelled stale, with their age,
+// instead of passing them off as the last second's; within 80 columns still.
+func TestEndpointLineStale(t *testing.T) {
+	got := endpointLine(endpoints(2), 0, 4200*time.Millisecond)
+	if !strings.HasPrefix(got, "  STALE, no report for 4.2 s: /a 50/s") || strings.Contains(got, "last 1 s") {
+		t.Errorf("stale figures shown as %q", got)
+	}
+	if got := endpointLine(endpoints(500), 0, time.Minute); utf8.RuneCountInString(got) > progressWidth || !strings.HasPrefix(got, "  STALE") {
+		t.Errorf("stale, 500 endpoints: %q", got)
+	}
+	shared := hypPlan(t, "shared")
+	lines := progressLines(time.Minute, time.Minute, 1, 0, []slotView{{plan: shared, elapsed: 30 * time.Second, eps: endpoints(2), stale: 3 * time.Second}}, 0)
+	if len(lines) != 2 || !strings.HasPrefix(lines[1], "  STALE, no report for 3.0 s:") {
+		t.Errorf("progress of a stale configuration: %q", lines)
+	}
+}
+
+// The board asks a load that reports from elsewhere how old its figures are: fresh ones are the
+// last second's, old ones stale.
+func TestBoardMarksStaleLoad(t *testing.T) {
+	shared := hypPlan(t, "shared")
+	for _, c := range []struct {
+		age  time.Duration
+		want string
+	}{{time.Second, "  last 1 s:"}, {staleAfter, "  STALE, no report for 2.5 s:"}} {
+		b := &board{plans: []*Plan{shared}, start: time.Now(), live: true}
+		b.slots = []*slot{{b: b, lr: agedLoad{age: c.age, t0: time.Now()}}}
+		lines := b.render(time.Now())
+		if len(lines) != 2 || !strings.HasPrefix(lines[1], c.want) {
+			t.Errorf("age %s: %q, want the endpoint line to start %q", c.age, lines, c.want)
+		}
+	}
+}
+
+// agedLoad is a fake load whose progress is age old.
+type agedLoad struct {
+	age time.Duration
+	t0  time.Time
+}
+
+func (a agedLoad) T0() time.Time                  { return a.t0 }
+func (a agedLoad) Progress() []loadgen.Progress   { return endpoints(2) }
+func (a agedLoad) Stop()                          {}
+func (a agedLoad) Wait() ([]loadgen.Check, error) { return nil, nil }
+func (a agedLoad) Pooled() loadgen.Check          { return loadgen.Check{} }
+func (a agedLoad) ProgressAge() time.Duration     { return a.age }
 
 // Off a terminal the board prints plain lines, never cursor movements.
 func TestBoardPlainLines(t *testing.T) {
@@ -133,5 +180,31 @@ func TestCheckLinesNameNotableStealOnly(t *testing.T) {
 	starved := checkLines("shared", checks(0.087))
 	if len(starved) != 3 || starved[2] != "  shared: the hypervisor took 8.7% of a CPU's time during the load (steal time)" {
 		t.Errorf("starved machine: %q; want the checks, then the steal", starved)
+	}
+}
+
+// Off a terminal the progress is one line per running configuration, with the run's time, the
+// phase and place on the time line and each endpoint's last second as a rate.
+func TestPlainLines(t *testing.T) {
+	shared, split := hypPlan(t, "shared"), hypPlan(t, "split-r2")
+	lines := plainLines(29*time.Second, 130*time.Second, 4, []slotView{
+		{index: 0, plan: shared, elapsed: 29 * time.Second, eps: endpoints(2)},
+		{index: 3, plan: split, elapsed: 3 * time.Second, eps: endpoints(500), stale: 3 * time.Second}}, 0)
+	want := "0:29 of 2:10 · configuration 1/4 shared · phase latency 29.0/70.0 s · last 1 s: /a 50/s, 3% err, p99 450ms · /b 50/s, 3% err, p99 450ms"
+	if len(lines) != 2 || lines[0] != want {
+		t.Fatalf("lines %q, want two, the first %q", lines, want)
+	}
+	if l := lines[1]; !strings.HasPrefix(l, "0:29 of 2:10 · configuration 4/4 split-r2 · phase baseline 3.0/70.0 s · STALE, no report for 3.0 s: /partner-000") ||
+		utf8.RuneCountInString(l) > plainWidth || !strings.Contains(l, "(+") {
+		t.Errorf("500 endpoints, stale: %q", l)
+	}
+}
+
+// A board off a terminal prints a line per configuration every plainEvery by default.
+func TestPlainBoardPeriod(t *testing.T) {
+	b := newBoard(nil, 1, Options{})
+	b.close()
+	if b.every != 10*time.Second || plainEvery != 10*time.Second {
+		t.Errorf("plain period %v, want 10 s", b.every)
 	}
 }

@@ -30,7 +30,8 @@ const offsetStep = 0.3819660112501051
 // by 10 ms, 17.6 ms and 5.3 ms in repetitions 1 to 3). So the result's dependence on the offset
 // between constant-rate streams shows up as spread across repetitions instead of staying hidden
 // behind one arbitrary choice. No two streams share an instant: the smallest gap is
-// (1 - |v_r|)/n of an interval. The offsets are recorded in every manifest.
+// (1 - |v_r|)/n of an interval. The offsets are recorded in every manifest. With load.drift the
+// offset is where the stream starts: it then drifts through every offset (planAttack).
 func arrivalOffset(i, n int, rate float64, rep int) time.Duration {
 	if n < staggerFrom || rate <= 0 || i <= 0 || i >= n {
 		return 0

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/bulkheadlab/bulkhead/experiment"
+	"github.com/bulkheadlab/bulkhead/internal/testenv"
 	"github.com/bulkheadlab/bulkhead/outcome"
 	"github.com/bulkheadlab/bulkhead/rundir"
 	"github.com/bulkheadlab/bulkhead/target"
@@ -45,9 +46,7 @@ func (c *counted) Resources() []outcome.Resource { c.n.Add(1); return c.Target.R
 // resources.csv; a target that cannot describe itself leaves the manifest's service config
 // empty, its topology planned from the scenario.
 func TestRunUsesTheTargetSeam(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the smoke scenario (about 3 s)")
-	}
+	testenv.Long(t, "runs the smoke scenario (about 3 s)")
 	sc := smoke(t)
 	rec := &recording{}
 	res, err := experiment.Run(context.Background(), sc, experiment.Options{ResultsRoot: t.TempDir(), Target: rec, Parallel: 2})
@@ -59,11 +58,11 @@ func TestRunUsesTheTargetSeam(t *testing.T) {
 	}
 	for _, s := range rec.specs {
 		if len(s.Dependencies) != len(sc.Dependencies) {
-			t.Errorf("%s: told %d dependencies, want %d", s.Configuration.Name, len(s.Dependencies), len(sc.Dependencies))
+			t.Errorf("%s: told %d dependencies, want %d", s.Name, len(s.Dependencies), len(sc.Dependencies))
 		}
 		for name, u := range s.Dependencies {
 			if !strings.HasPrefix(u, "http://127.0.0.1:") {
-				t.Errorf("%s: dependency %s at %q, want a loopback proxy", s.Configuration.Name, name, u)
+				t.Errorf("%s: dependency %s at %q, want a loopback proxy", s.Name, name, u)
 			}
 		}
 	}

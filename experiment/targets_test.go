@@ -11,8 +11,9 @@ import (
 	"testing"
 
 	"github.com/bulkheadlab/bulkhead/experiment"
-	"github.com/bulkheadlab/bulkhead/rundir"
+	"github.com/bulkheadlab/bulkhead/internal/testenv"
 	"github.com/bulkheadlab/bulkhead/scenarios"
+	"github.com/bulkheadlab/bulkhead/target"
 )
 
 // tiny is a one-second scenario with dependencies A and B; deps is spliced under B.
@@ -88,9 +89,7 @@ func TestRunDependencyFailures(t *testing.T) {
 // A real upstream is reached through its proxy on the fixed listen address, and the manifest
 // records the target and where each part listened.
 func TestRunRealUpstream(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a 1 s time line")
-	}
+	testenv.Long(t, "runs a 1 s time line")
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("ok")) }))
 	defer up.Close()
 	free, _ := net.Listen("tcp", "127.0.0.1:0")
@@ -102,7 +101,7 @@ func TestRunRealUpstream(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := readManifest(t, filepath.Join(res.Dir, "shared"))
-	if m.Target == nil || m.Target.Kind != rundir.TargetBuiltIn || m.Target.Listen["proxy:A"] != listen {
+	if m.Target == nil || m.Target.Kind != target.BuiltInKind || m.Target.Listen["proxy:A"] != listen {
 		t.Fatalf("manifest target %+v, want builtin with proxy:A on %s", m.Target, listen)
 	}
 	n, _ := countRaw(t, filepath.Join(res.Dir, "shared", m.Endpoints[0].RawFile))
@@ -120,10 +119,11 @@ func TestRunCommandExits(t *testing.T) {
 	listen := free.Addr().String()
 	free.Close()
 	sc := tiny(t, "    listen: "+listen, "")
-	sc.Configurations[0].Target = &scenarios.Target{
-		Command: []string{"sh", "-c", "echo no such flag --mode >&2; exit 3", "{port}"},
-		Ready:   "http://127.0.0.1:{port}/healthz",
-	}
+	sc.Configurations[0].Target = &scenarios.Target{Config: target.Config{
+		Kind:   "command",
+		Params: &target.CommandParams{Command: []string{"sh", "-c", "echo no such flag --mode >&2; exit 3", "{port}"}},
+		Ready:  "http://127.0.0.1:{port}/healthz",
+	}}
 	root := t.TempDir()
 	_, err := experiment.Run(context.Background(), sc, experiment.Options{ResultsRoot: root})
 	for _, w := range []string{"configuration shared", "exited with status 3 before it was ready", "/healthz", "no such flag --mode"} {

@@ -20,13 +20,14 @@ import (
 )
 
 // bench is a run's path for one fault, shrunk: the fake dependency A, an embedded Toxiproxy proxy
-// in front of it, and the service with one endpoint /a that calls A through the proxy (no pool,
+// in front of it behind the runner's meter (proxy.Metered, as every run has it, so each fault's
+// outcome here is also the proof that the meter changes none), and the service with one endpoint /a that calls A through the proxy (no pool,
 // so only the fault decides the outcome). Each fault type's test applies its fault here and
 // reads the outcome mix the service answers.
 type bench struct {
 	t      *testing.T
 	dep    *dependency.Server
-	inj    *proxy.Embedded
+	inj    proxy.Injector
 	listen string // the proxy's address
 	url    string // the service's /a
 	client *http.Client
@@ -35,7 +36,7 @@ type bench struct {
 // newBench starts the bench with the service's client timeout timeout; cleanup stops it all.
 func newBench(t *testing.T, timeout time.Duration) *bench {
 	t.Helper()
-	b := &bench{t: t, dep: dependency.New(dependency.Config{Name: "A"}), inj: proxy.NewEmbedded()}
+	b := &bench{t: t, dep: dependency.New(dependency.Config{Name: "A"}), inj: proxy.NewMetered(proxy.NewEmbedded())}
 	depURL, err := b.dep.Start("")
 	if err != nil {
 		t.Fatal(err)

@@ -44,6 +44,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bulkheadlab/bulkhead/internal/testenv"
 	"github.com/bulkheadlab/bulkhead/loadgen/h1"
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 )
@@ -98,9 +99,7 @@ func envDuration(t *testing.T, key string, def time.Duration) time.Duration {
 }
 
 func TestFigureFidelity(t *testing.T) {
-	if os.Getenv("BULKHEAD_LOADGEN_FIDELITY") == "" {
-		t.Skip("set BULKHEAD_LOADGEN_FIDELITY=1 to measure")
-	}
+	testenv.Figure(t, "BULKHEAD_LOADGEN_FIDELITY", "requests sent against the schedule with every call stalled 900 ms")
 	setPacing(t)
 	rate, err := ParseRate(envOr(t, "BULKHEAD_LOADGEN_RATE", "50"))
 	if err != nil {
@@ -133,9 +132,7 @@ func TestFigureFidelity(t *testing.T) {
 }
 
 func TestFigureCeiling(t *testing.T) {
-	if os.Getenv("BULKHEAD_LOADGEN_CEILING") == "" {
-		t.Skip("set BULKHEAD_LOADGEN_CEILING=1 to measure")
-	}
+	testenv.Figure(t, "BULKHEAD_LOADGEN_CEILING", "the highest rate sent on time")
 	setPacing(t)
 	target := os.Getenv("BULKHEAD_LOADGEN_TARGET")
 	if target == "" {
@@ -207,9 +204,7 @@ func ceilingRun(t *testing.T, target string, rate float64, duration time.Duratio
 }
 
 func TestFigurePacing(t *testing.T) {
-	if os.Getenv("BULKHEAD_LOADGEN_PACING") == "" {
-		t.Skip("set BULKHEAD_LOADGEN_PACING=1 to measure")
-	}
+	testenv.Figure(t, "BULKHEAD_LOADGEN_PACING", "send lag against the schedule")
 	target := os.Getenv("BULKHEAD_LOADGEN_TARGET")
 	where := "given " + target
 	switch {
@@ -363,9 +358,7 @@ func trivialServerProcess(t *testing.T) string {
 // the CPUs the load generator does not have (every CPU if it has them all), until its stdin
 // closes.
 func TestTrivialServer(t *testing.T) {
-	if os.Getenv("BULKHEAD_LOADGEN_TRIVIAL_SERVER") == "" {
-		t.Skip("a child process of TestFigurePacing")
-	}
+	testenv.Figure(t, "BULKHEAD_LOADGEN_TRIVIAL_SERVER", "the trivial server, a child process of TestFigurePacing")
 	cpus, err := useOtherCPUs()
 	if err != nil {
 		t.Fatalf("affinity: %v", err)
@@ -377,9 +370,7 @@ func TestTrivialServer(t *testing.T) {
 }
 
 func TestFigureStart(t *testing.T) {
-	if os.Getenv("BULKHEAD_LOADGEN_START") == "" {
-		t.Skip("set BULKHEAD_LOADGEN_START=1 to measure")
-	}
+	testenv.Figure(t, "BULKHEAD_LOADGEN_START", "start skew between attacks")
 	n, err := strconv.Atoi(envOr(t, "BULKHEAD_LOADGEN_ATTACKS", "500"))
 	if err != nil {
 		t.Fatal(err)
@@ -426,9 +417,7 @@ func cpuTime(t *testing.T) time.Duration {
 }
 
 func TestFigureRSS(t *testing.T) {
-	if os.Getenv("BULKHEAD_LOADGEN_RSS") == "" {
-		t.Skip("set BULKHEAD_LOADGEN_RSS=1 to measure")
-	}
+	testenv.Figure(t, "BULKHEAD_LOADGEN_RSS", "the load generator's memory")
 	setPacing(t)
 	duration := envDuration(t, "BULKHEAD_LOADGEN_DURATION", 60*time.Second)
 	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))

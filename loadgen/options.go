@@ -52,6 +52,7 @@ type options struct {
 	keepAlive   bool
 	noWarm      bool
 	classify    outcome.Classifier
+	startAt     time.Time
 }
 
 func defaultOptions() options {
@@ -111,6 +112,15 @@ func WithClassifier(c outcome.Classifier) Opt {
 		}
 	}
 }
+
+// WithStartAt makes Start wait, once its connections are warm, until the wall-clock instant t
+// and take it as T0: the time line's zero that several load generators (the shards of one run,
+// Stripe) share, so that their sends are on one common schedule. When t has already passed once
+// the connections are warm, the run starts at once and T0 is still t: every check's StartSkew
+// then says how late it started, and past MaxStartSkew the check is invalid. The zero t means now
+// (the default). With a common start, the attacks start a moment before t and lay their
+// schedule from t itself, so each send's lag in the check is against the common schedule.
+func WithStartAt(t time.Time) Opt { return func(o *options) { o.startAt = t } }
 
 // WithKeepAlive turns connection reuse on or off (default DefaultKeepAlive).
 func WithKeepAlive(on bool) Opt { return func(o *options) { o.keepAlive = on } }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
+
+	"github.com/bulkheadlab/bulkhead/internal/testenv"
 )
 
 func TestParseRate(t *testing.T) {
@@ -262,7 +264,7 @@ func contains(s, sub string) bool {
 func TestHRTimerSleeps(t *testing.T) {
 	tm, err := newHRTimer()
 	if err != nil {
-		t.Skipf("no high-resolution timer here: %v", err)
+		testenv.SkipOrFail(t, "no high-resolution timer here: %v", err)
 	}
 	defer tm.close()
 	for _, d := range []time.Duration{0, -time.Millisecond, 50 * time.Microsecond, 2 * time.Millisecond, 300 * time.Microsecond} {
@@ -282,7 +284,7 @@ func TestHRTimerSleeps(t *testing.T) {
 func TestHRTimerExpiredBeforeTheWait(t *testing.T) {
 	tm, err := newHRTimer()
 	if err != nil {
-		t.Skipf("no high-resolution timer here: %v", err)
+		testenv.SkipOrFail(t, "no high-resolution timer here: %v", err)
 	}
 	defer tm.close()
 	for i := range 2000 {

@@ -34,55 +34,78 @@ type Attack struct {
 	Out io.Writer
 }
 
-// Progress is one attack's live account, from Run.Progress.
+// Progress is one attack's live account, from Run.Progress. Its JSON (in the attack child's
+// progress events) has snake_case keys, durations in ns.
 type Progress struct {
-	Name string
+	Name string `json:"name"`
 	// Sent counts requests sent so far; Done counts results received (Sent - Done are in flight).
-	Sent, Done uint64
+	Sent uint64 `json:"sent"`
+	Done uint64 `json:"done"`
 	// Errors counts results that were not 2xx (including transport errors), since the start.
-	Errors uint64
-	// Window is the number of results completed in the last ~1 s; ErrorRate is the fraction of
+	Errors uint64 `json:"errors"`
+	// Window is the number of results completed in the last complete second (the rate at steady
+	// state); ErrorRate is the fraction of
 	// them that were errors and P99 their exact latency p99 (nearest rank). All three are zero
 	// when nothing completed in the window.
-	Window    uint64
-	ErrorRate float64
-	P99       time.Duration
+	Window    uint64        `json:"window"`
+	ErrorRate float64       `json:"error_rate"`
+	P99       time.Duration `json:"p99_ns"`
 }
 
-// Check is one attack's check of itself, from Run.Wait.
+// Add adds g, the same attack's progress in another shard, to p: counts and windows sum, the
+// window's error rate is weighted by each shard's window, and its p99 is the worst shard's (an
+// upper bound of the pooled p99, which the shards' events cannot give exactly).
+func (p *Progress) Add(g Progress) {
+	errs := p.ErrorRate*float64(p.Window) + g.ErrorRate*float64(g.Window)
+	p.Sent, p.Done, p.Errors, p.Window = p.Sent+g.Sent, p.Done+g.Done, p.Errors+g.Errors, p.Window+g.Window
+	p.ErrorRate = 0
+	if p.Window > 0 {
+		p.ErrorRate = errs / float64(p.Window)
+	}
+	p.P99 = max(p.P99, g.P99)
+}
+
+// Check is one attack's check of itself, from Run.Wait. Its JSON (in the attack child's done
+// event) has snake_case keys, durations in ns.
 type Check struct {
-	Name string
+	Name string `json:"name"`
 	// Scheduled counts the hits the pacer had due within the time actually run: the whole
 	// duration, or up to the stop when Stop (or ctx) cut the run short. Sent counts results
 	// written (every sent request yields one). Dropped counts scheduled hits never sent; after a
 	// stop, hits due within the lag limit before the stop are not counted as dropped (they were
 	// still on time), so Dropped may be less than Scheduled - Sent.
-	Scheduled, Sent, Dropped uint64
+	Scheduled uint64 `json:"scheduled"`
+	Sent      uint64 `json:"sent"`
+	Dropped   uint64 `json:"dropped"`
 	// LagP50, LagP99 and LagMax are quantiles of the send lag over all sends: actual send time
 	// (Result.Timestamp) minus scheduled send time (attack start + Pacer.Scheduled(Seq)). They are
 	// exact: nearest rank over every send's lag, kept to the nanosecond.
-	LagP50, LagP99, LagMax time.Duration
+	LagP50 time.Duration `json:"lag_p50_ns"`
+	LagP99 time.Duration `json:"lag_p99_ns"`
+	LagMax time.Duration `json:"lag_max_ns"`
 	// StartSkew is how long after T0 vegeta started this attack's clock. It is not part of the
 	// lag; a skew above MaxStartSkew makes the run invalid (the attacks were out of step).
-	StartSkew time.Duration
+	StartSkew time.Duration `json:"start_skew_ns"`
 	// Stopped is true when Stop or ctx cut the attack short before its duration.
-	Stopped bool
+	Stopped bool `json:"stopped"`
 	// Valid is false when the lag p99 exceeded the lag limit, a send was dropped or writing the
 	// results failed; Reasons then says why, in words and numbers.
-	Valid   bool
-	Reasons []string
+	Valid   bool     `json:"valid"`
+	Reasons []string `json:"reasons"`
 	// Codes counts results by status code (0 for transport errors); Classes by Classify.
-	Codes   map[uint16]uint64
-	Classes map[string]uint64
+	Codes   map[uint16]uint64 `json:"codes"`
+	Classes map[string]uint64 `json:"classes"`
 	// Steal is the largest share of one CPU's time the hypervisor took from the start of the
 	// run to its end (steal time; the same for every attack of a run), or -1 where the system
 	// does not account it. From NotableSteal it is named in the lag and drop reasons.
-	Steal float64
+	Steal float64 `json:"steal"`
 }
 
 // Run is a set of attacks started together. Its methods are safe for concurrent use.
 type Run struct {
-	t0       time.Time
+	t0 time.Time
+	// ready is when Start had the connections warm, before it waited for a common start.
+	ready    time.Time
 	duration time.Duration
 	opts     options
 	attacks  []*attackRun
@@ -133,6 +156,8 @@ type attackRun struct {
 	// before T0 and warmed says how many it did (warm).
 	workers      uint64
 	warm, warmed int
+	// shard is the attack's part of the unsharded schedule (the zero Shard: all of it).
+	shard Shard
 
 	// Owned by the drain goroutine until it ends: every send's lag, exactly, in memory that grows
 	// with the sends.
@@ -154,6 +179,10 @@ type boundedPacer struct {
 	exhausted atomic.Bool
 	beganOnce sync.Once
 	began     time.Time
+	// origin, when set, is the common T0 (WithStartAt) the schedule is laid from instead of
+	// vegeta's start: the attack starts a little before it (startEarly) and waits for its first
+	// hit on the common time line, so that its own start does not shift its sends.
+	origin time.Time
 	// timer is the pacing goroutine's, created at its first wait (noTimer: the kernel refused
 	// one) and closed when the attack has ended.
 	timer   *hrTimer
@@ -180,7 +209,22 @@ func (p *boundedPacer) Pace(elapsed time.Duration, hits uint64) (time.Duration, 
 		p.exhausted.Store(true)
 		return 0, true
 	}
-	wait, stop := p.Pacer.Pace(elapsed, hits)
+	var wait time.Duration
+	var stop bool
+	switch e := elapsed; {
+	case !p.origin.IsZero() && e-p.origin.Sub(p.began) < 0:
+		// Before the common T0: wait for the hit's time on the common time line (vegeta's
+		// pacers are not defined for a negative elapsed time).
+		e -= p.origin.Sub(p.began)
+		wait = time.Second // a hit never due (a silent schedule): the duration ends the attack
+		if s := p.Pacer.Scheduled(hits); s < 1<<62 {
+			wait = s - e
+		}
+	case !p.origin.IsZero():
+		wait, stop = p.Pacer.Pace(e-p.origin.Sub(p.began), hits)
+	default:
+		wait, stop = p.Pacer.Pace(elapsed, hits)
+	}
 	if stop {
 		return wait, stop
 	}
@@ -240,6 +284,9 @@ func Start(ctx context.Context, attacks []Attack, duration time.Duration, opts .
 			codes:   map[uint16]uint64{},
 			classes: map[string]uint64{},
 		}
+		if st, ok := a.Pacer.(Striped); ok {
+			ar.shard = st.Shard
+		}
 		r.attacks = append(r.attacks, ar)
 	}
 
@@ -253,11 +300,27 @@ func Start(ctx context.Context, attacks []Attack, duration time.Duration, opts .
 		return nil, fmt.Errorf("start load: %w", err)
 	}
 
+	r.ready = time.Now()
 	// T0 is taken immediately before the attacks start. Everything an attack needs was built
 	// above and Attack only spawns goroutines (a worker or a few each), so calling them in turn
 	// keeps every attack's own start close to T0 (Check.StartSkew): 500 attacks in milliseconds.
+	// A common start (WithStartAt) is waited for here, on a high-resolution timer.
+	if !o.startAt.IsZero() {
+		for _, a := range r.attacks {
+			a.pacer.origin = o.startAt
+		}
+		if err := sleepUntil(ctx, o.startAt.Add(-startEarly)); err != nil {
+			for _, a := range r.attacks {
+				a.transport.CloseIdleConnections()
+			}
+			return nil, fmt.Errorf("start load: %w", err)
+		}
+	}
 	r.cpuStart = cpuTimesNow()
 	r.t0 = time.Now()
+	if !o.startAt.IsZero() {
+		r.t0 = o.startAt
+	}
 	for _, a := range r.attacks {
 		a.window.t0 = r.t0
 	}
@@ -286,6 +349,39 @@ func Start(ctx context.Context, attacks []Attack, duration time.Duration, opts .
 		close(r.done)
 	}()
 	return r, nil
+}
+
+// startEarly is how long before a common T0 (WithStartAt) the attacks start: enough for vegeta
+// to start its workers and call the pacer, which then waits for the first hit on the common
+// time line (boundedPacer.origin). Measured here, starting at T0 itself put every send of a
+// shard 0.3-0.7 ms late on the common schedule.
+const startEarly = 2 * time.Millisecond
+
+// sleepUntil blocks until the wall-clock instant t (at once when it has passed), on a kernel
+// high-resolution timer where there is one, or until ctx is done (returning ctx.Err()).
+func sleepUntil(ctx context.Context, t time.Time) error {
+	// The coarse part on the runtime's timers, which may wake a millisecond late; the last
+	// stretch on the hrTimer (or, without one, the runtime's timers after all).
+	if d := time.Until(t) - 5*time.Millisecond; d > 0 {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(d):
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if d := time.Until(t); d > 0 {
+		if hr, err := newHRTimer(); err == nil {
+			defer hr.close()
+			if hr.sleep(d) == nil {
+				return nil
+			}
+		}
+		time.Sleep(time.Until(t))
+	}
+	return nil
 }
 
 // maxWarm bounds how long Start warms the attacks' connections.
@@ -371,6 +467,12 @@ func validateAttacks(attacks []Attack, duration time.Duration) error {
 // T0 returns the common start instant of every attack: the time line's zero. Scheduled send
 // offsets and send lags are measured from it.
 func (r *Run) T0() time.Time { return r.t0 }
+
+// Ready returns when the run was ready to send: its attacks built and their connections warm,
+// before it waited for a common start (WithStartAt). T0 minus Ready is the margin a common
+// start's lead left this load generator; negative, it was ready only after T0 and its attacks
+// started late (Check.StartSkew).
+func (r *Run) Ready() time.Time { return r.ready }
 
 // Progress returns each attack's live account, in the order the attacks were given. It takes a
 // lock per attack briefly and does not block on the attacks.
@@ -472,6 +574,10 @@ func (r *Run) check(a *attackRun) Check {
 	c.LagP50, c.LagP99 = a.lag.quantile(0.50), a.lag.quantile(0.99)
 	if !a.pacer.began.IsZero() {
 		c.StartSkew = a.pacer.began.Sub(r.t0)
+		if !a.pacer.origin.IsZero() {
+			// Started ahead of the common T0 on purpose: only a start after it is a skew.
+			c.StartSkew = max(c.StartSkew, 0)
+		}
 	}
 
 	limit := a.pacer.limit
@@ -555,12 +661,15 @@ func (a *attackRun) drain(r *Run, results <-chan *vegeta.Result) {
 // plus the scheduled offset and the class.
 func (a *attackRun) record(r *Run, res *vegeta.Result) {
 	scheduled := a.Pacer.Scheduled(res.Seq)
+	// A shard's results carry the unsharded run's Seq, so that the shards' files merge into one
+	// gapless sequence (the local one is gapless too: vegeta's, mapped one to one).
+	defer func() { res.Seq = a.shard.Global(res.Seq) }()
 	// Lag is measured on the attack's own clock (vegeta's start of this attack), so that the few
 	// microseconds to milliseconds between starting one attack and the next on a busy machine
 	// are not charged to every send of the later ones; that offset is StartSkew, checked apart.
 	start := a.pacer.began
-	if start.IsZero() {
-		start = r.t0
+	if start.IsZero() || !a.pacer.origin.IsZero() {
+		start = r.t0 // a common start: lag against the common schedule
 	}
 	lag := max(res.Timestamp.Sub(start)-scheduled, 0)
 	a.lagMax = max(a.lagMax, lag)

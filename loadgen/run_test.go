@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -570,9 +571,10 @@ func TestWindow(t *testing.T) {
 		errs uint64
 		p99  time.Duration
 	}{
-		// p99 is the nearest rank: the 99th of 100, the 99th of 99.
-		{"all within the second", 950 * time.Millisecond, 100, 1, 10 * time.Millisecond},
-		{"the first slot has aged out", 1050 * time.Millisecond, 99, 1, 2 * time.Second},
+		// The window is the second of complete slots before now's; p99 is the nearest rank.
+		{"the slot being filled is not counted yet", 950 * time.Millisecond, 99, 0, 10 * time.Millisecond},
+		{"the whole first second", 1050 * time.Millisecond, 100, 1, 10 * time.Millisecond},
+		{"the first slot has aged out", 1150 * time.Millisecond, 99, 1, 2 * time.Second},
 		{"everything aged out", 3 * time.Second, 0, 0, 0},
 	}
 	for _, tt := range tests {
@@ -586,10 +588,26 @@ func TestWindow(t *testing.T) {
 			}
 		})
 	}
-	// A slot is reused once its second has passed.
+	// A slot is reused once its second has passed, and counted once complete.
 	w.add(at(10*time.Second), time.Millisecond, false)
-	if done, _, _ := w.read(at(10 * time.Second)); done != 1 {
+	if done, _, _ := w.read(at(10*time.Second + 100*time.Millisecond)); done != 1 {
 		t.Errorf("after reuse: %d done; want 1", done)
+	}
+}
+
+// At a steady rate the window's count is the rate, whenever it is read: 50 completions a second
+// read as 50, not the 45 of a window that counted the slot being filled.
+func TestWindowCountsTheRate(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	w := newWindow(t0)
+	for i := range 150 { // 50/s for 3 s, read between completions from the first full second on
+		at := time.Duration(i) * 20 * time.Millisecond
+		w.add(t0.Add(at), time.Millisecond, false)
+		if now := at + 7*time.Millisecond; now >= time.Second {
+			if done, _, _ := w.read(t0.Add(now)); done != 50 {
+				t.Fatalf("read at %v = %d done, want 50", now, done)
+			}
+		}
 	}
 }
 
@@ -651,5 +669,26 @@ func TestStartReservesLittlePerAttack(t *testing.T) {
 	t.Logf("Start allocated %d bytes per attack", per)
 	if per > perLimit {
 		t.Errorf("Start allocated %d bytes per attack; want at most %d", per, perLimit)
+	}
+}
+
+// Shards' progress adds up: counts and windows sum, the window's error rate is the pooled share
+// (each shard weighted by its window), and the p99 is the worst shard's.
+func TestProgressAdd(t *testing.T) {
+	var p Progress
+	p.Add(Progress{Sent: 100, Done: 90, Errors: 10, Window: 20, ErrorRate: 0.5, P99: 3 * time.Millisecond})
+	p.Add(Progress{Sent: 100, Done: 95, Errors: 3, Window: 30, ErrorRate: 0.1, P99: 9 * time.Millisecond})
+	want := Progress{Sent: 200, Done: 185, Errors: 13, Window: 50, ErrorRate: (10 + 3) / 50.0, P99: 9 * time.Millisecond}
+	if math.Abs(p.ErrorRate-want.ErrorRate) > 1e-12 {
+		t.Errorf("error rate %v, want %v (13 of the window's 50)", p.ErrorRate, want.ErrorRate)
+	}
+	p.ErrorRate = want.ErrorRate
+	if p != want {
+		t.Errorf("got %+v, want %+v", p, want)
+	}
+	var idle Progress
+	idle.Add(Progress{Sent: 5, Done: 5})
+	if idle.ErrorRate != 0 || idle.Window != 0 {
+		t.Errorf("an empty window: %+v, want no error rate", idle)
 	}
 }

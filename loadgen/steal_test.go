@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/bulkheadlab/bulkhead/internal/testenv"
 )
 
 // at is a reading of two CPUs: steal and total ticks of CPU 0, then of CPU 1.
@@ -112,7 +114,7 @@ func TestLateSendsOnAQuietMachineDoNotNameSteal(t *testing.T) {
 // On Linux the real accounting is read: a run's steal is a share, not unknown.
 func TestStealIsReadOnLinux(t *testing.T) {
 	if runtime.GOOS != "linux" {
-		t.Skip("steal time is read from /proc/stat")
+		testenv.SkipOrFail(t, "steal time is read from /proc/stat, which %s has not", runtime.GOOS)
 	}
 	if got := readCPUTimes(); !got.ok || len(got.total) == 0 {
 		t.Fatalf("readCPUTimes() = %+v; want a reading of /proc/stat", got)

@@ -4,6 +4,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/bulkheadlab/bulkhead/internal/testenv"
 )
 
 // The contract lives in this leaf package so that the parts that read results never compile
@@ -12,7 +14,7 @@ import (
 // through them, Prometheus or gobreaker). This test keeps that true.
 func TestImportRules(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("go command not found")
+		testenv.SkipOrFail(t, "go command not found")
 	}
 	const mod = "github.com/bulkheadlab/bulkhead/"
 	rules := []struct {
@@ -24,6 +26,8 @@ func TestImportRules(t *testing.T) {
 		{"rundir", []string{mod + "service", mod + "scenarios", mod + "loadgen", mod + "report"}},
 		// The scrape package reads any target's metrics; it knows the contract, not the service.
 		{"scrape", []string{mod + "service", mod + "scenarios", mod + "loadgen", mod + "report", mod + "experiment"}},
+		// A target kind is started from what the plan resolved; it never reads a scenario.
+		{"target", []string{mod + "scenarios", mod + "experiment", mod + "report"}},
 		{"report", []string{mod + "service", mod + "scenarios", mod + "loadgen", mod + "experiment",
 			"github.com/prometheus/", "github.com/sony/gobreaker", "github.com/Shopify/toxiproxy"}},
 	}

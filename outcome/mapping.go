@@ -33,6 +33,25 @@ type Mapping struct {
 	Header string `yaml:"header,omitempty" json:"header,omitempty"`
 	// Values maps Header's value (compared case-insensitively) to a class.
 	Values map[string]string `yaml:"values,omitempty" json:"values,omitempty"`
+	// Blame names, per class, the resource of the target that a failure of that class is
+	// charged to, as the target itself says ("timeout:late-socket": "queue:sockets"); the
+	// report's order of evidence takes the target's own word first. {dependency} in a name
+	// stands for the dependency of the failing call ("pool:agent-{dependency}"). A class the
+	// target names no resource for is still its own word: the report says so.
+	Blame map[string]string `yaml:"blame,omitempty" json:"blame,omitempty"`
+}
+
+// BlameFor returns the resource m charges a failure of class on a call to dependency dep to,
+// and false when m names none.
+func (m *Mapping) BlameFor(class, dep string) (string, bool) {
+	if m == nil {
+		return "", false
+	}
+	r, ok := m.Blame[class]
+	if !ok {
+		return "", false
+	}
+	return strings.ReplaceAll(r, "{dependency}", dep), true
 }
 
 // Classifier is the shape of Classify and Mapping.Classify: the class of one response from its
@@ -120,10 +139,46 @@ func (m *Mapping) Validate(prefix string) error {
 		}
 		seen[strings.ToLower(v)] = v
 	}
+	blamed := make([]string, 0, len(m.Blame))
+	for c := range m.Blame {
+		blamed = append(blamed, c)
+	}
+	sort.Strings(blamed)
+	for _, c := range blamed {
+		field := fmt.Sprintf("%s.blame[%q]", prefix, c)
+		if err := checkClass(c); err != nil {
+			probs = append(probs, field+": "+err.Error())
+		} else if ClassType(c) == ClassOK {
+			probs = append(probs, field+": a success is charged to nothing")
+		}
+		if err := checkResourceName(strings.ReplaceAll(m.Blame[c], "{dependency}", "x")); err != nil {
+			probs = append(probs, field+": "+err.Error())
+		}
+	}
 	if len(probs) > 0 {
 		return fmt.Errorf("%s", strings.Join(probs, "; "))
 	}
 	return nil
+}
+
+// checkResourceName returns an error unless name is "<kind>:<what>" of a known kind or one of
+// the plain resource names.
+func checkResourceName(name string) error {
+	kind, what := SplitResource(name)
+	if what == "" {
+		for _, p := range PlainResources {
+			if p == name {
+				return nil
+			}
+		}
+		return fmt.Errorf("resource %q is neither <kind>:<name> nor one of %s", name, strings.Join(PlainResources, ", "))
+	}
+	for _, k := range ResourceKinds {
+		if k == kind {
+			return nil
+		}
+	}
+	return fmt.Errorf("resource %q: kind %q is not one of %s", name, kind, strings.Join(ResourceKinds, ", "))
 }
 
 // checkClass returns an error unless class is "<type>" or "<type>:<detail>" with a known type and

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 func TestMappingClassify(t *testing.T) {
@@ -134,5 +134,28 @@ values:
 	}
 	if got := (*Mapping)(nil).String(); !strings.HasPrefix(got, "defaults (") {
 		t.Errorf("nil String = %q", got)
+	}
+}
+
+func TestMappingBlame(t *testing.T) {
+	m := &Mapping{Blame: map[string]string{"timeout:late-socket": "queue:agent-{dependency}", "rejected:wait-timeout": "queue:A"}}
+	if err := m.Validate("outcomes"); err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := m.BlameFor("timeout:late-socket", "B"); !ok || r != "queue:agent-B" {
+		t.Errorf("BlameFor(late-socket, B) = %q, %v", r, ok)
+	}
+	if _, ok := m.BlameFor("timeout:dependency", "B"); ok {
+		t.Error("a class the mapping names no resource for was charged")
+	}
+	if _, ok := (*Mapping)(nil).BlameFor("timeout:x", "A"); ok {
+		t.Error("a nil mapping blamed something")
+	}
+	bad := &Mapping{Blame: map[string]string{"ok": "pool:a", "timeout:x": "socket:a", "weird": "pool:a"}}
+	err := bad.Validate("outcomes")
+	for _, want := range []string{`outcomes.blame["ok"]: a success`, `outcomes.blame["timeout:x"]: resource "socket:a": kind "socket"`, `outcomes.blame["weird"]: class "weird"`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate = %v, want it to say %s", err, want)
+		}
 	}
 }

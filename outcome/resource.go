@@ -10,15 +10,23 @@ import (
 // adds). The report's "which resource ran out" analysis reads nothing else, so any target (the
 // built-in service, a process scraped over Prometheus) is attributed the same way. Capacity 0
 // means unbounded (it never saturates).
+//
+// Levels and capacities are float64 so that a scraped resource keeps what its exporter reports
+// (a CPU share of 0.35 of a core, an event-loop delay of 0.012 s against a bound of 0.05 s). The
+// built-in service's are whole counts from its exact integer accounting, converted once per
+// sample; resources.csv writes a whole value as an integer, as it always has.
 type Resource struct {
 	// Name is "<kind>:<what>" (ResourcePool, ResourceQueue, ...) or one of the plain names
 	// (ResourceInboundConns, ...).
-	Name     string `json:"name"`
-	Capacity int    `json:"capacity"`
+	Name     string  `json:"name"`
+	Capacity float64 `json:"capacity"`
 	// InUse is the level at the sample's instant.
-	InUse int `json:"in_use"`
-	// Rejected is the cumulative count of calls turned away because this resource was exhausted.
-	Rejected uint64 `json:"rejected"`
+	InUse float64 `json:"in_use"`
+	// Rejected is the cumulative count of calls turned away because this resource was exhausted;
+	// RejectedUnknown says no such count is known (a scraped target without a rejection counter
+	// for it), so Rejected is 0 for want of a count, not a count of 0.
+	Rejected        uint64 `json:"rejected"`
+	RejectedUnknown bool   `json:"rejected_unknown,omitempty"`
 
 	// Interval is the length of the sampling interval that ends at the sample, over which the
 	// figures below are exact (accounted from the resource's own transitions). 0 means the row is
@@ -27,8 +35,13 @@ type Resource struct {
 	Interval time.Duration `json:"interval_ns,omitempty"`
 	// MeanInUse is the time-weighted mean level over the interval and MaxInUse its highest level.
 	MeanInUse float64 `json:"mean_in_use,omitempty"`
-	MaxInUse  int     `json:"max_in_use,omitempty"`
-	// AtCapacity is the time the level was at or above Capacity during the interval.
+	MaxInUse  float64 `json:"max_in_use,omitempty"`
+	// MeanCapacity is, for a resource whose capacity changes (an adaptive pool's limit), the
+	// time-weighted mean capacity over the interval; Capacity is then the capacity at the
+	// sample's instant. 0 for a resource whose capacity is fixed (it is Capacity throughout).
+	MeanCapacity float64 `json:"mean_capacity,omitempty"`
+	// AtCapacity is the time the level was at or above Capacity during the interval (above the
+	// capacity of each moment, for a capacity that changes).
 	AtCapacity time.Duration `json:"at_capacity_ns,omitempty"`
 	// FirstAtCapacity is the offset from the interval's start at which the level was first at
 	// capacity (0 when it already was at the start), or -1 when it never was in the interval.
@@ -54,6 +67,15 @@ const (
 	ResourceInbound = "inbound"
 	// ResourceRetry is an inbound endpoint's deferred items ("retry:<path>").
 	ResourceRetry = "retry"
+	// ResourceEventLoop is an event loop's delay ("eventloop:<name>"), a level against a bound in
+	// the same unit (seconds as exported, or milliseconds after a scale of 1000): at its bound,
+	// every callback on the loop waited that long, so it has run out by itself (scraped, e.g.
+	// Node's event-loop lag).
+	ResourceEventLoop = "eventloop"
+	// ResourceCPU is a process's CPU use ("cpu:<name>"), a level in cores (0.35) or any unit its
+	// bound shares (scraped, e.g. process_cpu_seconds_total's rate). At its bound it is full;
+	// whether anyone waited for it is told by the event loop or a queue.
+	ResourceCPU = "cpu"
 )
 
 // Plain resource names, without a ':' part.
@@ -67,7 +89,7 @@ const (
 
 // ResourceKinds lists the kinds, and PlainResources the plain names, a resource may have.
 var (
-	ResourceKinds  = []string{ResourcePool, ResourceQueue, ResourceConns, ResourceCalls, ResourceBreaker, ResourceInbound, ResourceRetry}
+	ResourceKinds  = []string{ResourcePool, ResourceQueue, ResourceConns, ResourceCalls, ResourceBreaker, ResourceInbound, ResourceRetry, ResourceEventLoop, ResourceCPU}
 	PlainResources = []string{ResourceInboundConns, ResourceOutboundConns, ResourceGoroutines, ResourceHeapBytes, ResourceStackBytes}
 )
 

@@ -22,8 +22,9 @@ const (
 	ModeNone   = "none"
 )
 
-// TopologyPool is one pool: its kind ("semaphore" or "workers"), its slots and waiting room, and
-// the dependencies whose calls take its slots.
+// TopologyPool is one pool: its kind ("semaphore", "workers", "gradient2", ...), its slots
+// (Size: the most calls it runs at once) and waiting room, the dependencies whose calls take
+// its slots, and the goroutines it owns.
 type TopologyPool struct {
 	Name          string        `json:"name"`
 	Kind          string        `json:"kind"`
@@ -31,6 +32,10 @@ type TopologyPool struct {
 	QueueCapacity int           `json:"queue_capacity"`
 	MaxWait       time.Duration `json:"max_wait"`
 	Dependencies  []string      `json:"dependencies"`
+	// Goroutines is the number of goroutines the pool owns for as long as it lives (a workers
+	// pool's workers; 0 for a pool whose calls run on their callers' goroutines), as its kind
+	// declares. Topologies recorded before the field existed leave it 0.
+	Goroutines int `json:"goroutines,omitempty"`
 }
 
 // TopologyCall says which dependencies an endpoint calls.

@@ -3,10 +3,13 @@ package report
 import (
 	"os"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/bulkheadlab/bulkhead/internal/testenv"
 )
 
 // BenchmarkGenerate reports over a run of 1,000,000 requests: two configurations x two endpoints
@@ -44,7 +47,7 @@ func BenchmarkGenerate(b *testing.B) {
 		}
 	}()
 	for b.Loop() {
-		s, err := generate(dir, DefaultBucket, plots)
+		s, err := generate(b, dir, plots)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -59,19 +62,25 @@ func BenchmarkGenerate(b *testing.B) {
 
 // TestWriteBenchWorld writes BenchmarkGenerate's run folder (1 M requests: two configurations,
 // two endpoints, 6250/s each) into $BULKHEAD_BENCH_WORLD, so that `bulkhead report` can be timed
-// against `vegeta report` over the same raw files:
+// against `vegeta report` over the same raw files; $BULKHEAD_BENCH_RATE sets another rate per
+// endpoint (625: 100,000 requests). scripts/report-speed.sh runs the comparison:
 //
 //	BULKHEAD_BENCH_WORLD=/tmp/world go test -run TestWriteBenchWorld ./report
 //	time bulkhead report /tmp/world; time vegeta report /tmp/world/*/raw/*.json
 func TestWriteBenchWorld(t *testing.T) {
+	testenv.Figure(t, "BULKHEAD_BENCH_WORLD", "writes the benchmark's run folder into the folder it names")
 	dir := os.Getenv("BULKHEAD_BENCH_WORLD")
-	if dir == "" {
-		t.Skip("set BULKHEAD_BENCH_WORLD to a new folder to write the benchmark's run folder")
-	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	w := goldenWorld()
 	w.rate = 6250
+	if r := os.Getenv("BULKHEAD_BENCH_RATE"); r != "" {
+		v, err := strconv.ParseFloat(r, 64)
+		if err != nil || v <= 0 {
+			t.Fatalf("BULKHEAD_BENCH_RATE=%q: want a rate > 0", r)
+		}
+		w.rate = v
+	}
 	w.write(t, dir)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/bulkheadlab/bulkhead/claim"
 	"github.com/bulkheadlab/bulkhead/faults"
 	"github.com/bulkheadlab/bulkhead/rundir"
+	"github.com/bulkheadlab/bulkhead/rundir/rundirtest"
 	"github.com/bulkheadlab/bulkhead/scenarios"
 )
 
@@ -71,6 +72,7 @@ func TestNodeExampleNoQueueClaims(t *testing.T) {
 			if err := rundir.WriteJSON(filepath.Join(dir, rundir.ClaimsFile), claims); err != nil {
 				t.Fatal(err)
 			}
+			rundirtest.Seal(t, dir)
 			s, err := Analyze(dir)
 			if err != nil {
 				t.Fatal(err)

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"reflect"
 	"testing"
 	"time"
 
@@ -14,7 +13,7 @@ import (
 func samples(name string, capacity int, from, to time.Duration, inUse func(time.Duration) int, rejected func(time.Duration) uint64) []rundir.ResourceSample {
 	var out []rundir.ResourceSample
 	for t := from; t < to; t += 100 * ms_ {
-		out = append(out, rundir.ResourceSample{T: t, Resource: name, Capacity: capacity, InUse: inUse(t), Rejected: rejected(t)})
+		out = append(out, rundir.ResourceSample{T: t, Resource: name, Capacity: float64(capacity), InUse: float64(inUse(t)), Rejected: rejected(t)})
 	}
 	return out
 }
@@ -112,68 +111,54 @@ func repeat(n int, r req) []req {
 	return out
 }
 
-func TestAttribution(t *testing.T) {
-	a := &attribution{
-		poolOf: map[string]string{"A": "A", "B": "B"},
-		calls:  map[string][]string{"/a": {"A"}, "/b": {"B"}},
-		sat:    []map[string]bool{{}, {"pool:A": true, "inbound-conns": true, "conns:B": true}},
+// depAnswers returns dependency rows of dep every 100 ms over [0, to): 5 calls answered in
+// answer each.
+func depAnswers(dep string, to, answer time.Duration) []rundir.DependencySample {
+	var out []rundir.DependencySample
+	for t := 100 * ms_; t <= to; t += 100 * ms_ {
+		r := rundir.DependencySample{T: t}
+		r.Dependency, r.Interval, r.Arrived, r.Answered, r.Max = dep, 100*ms_, 5, 5, answer
+		for range 5 {
+			r.Times.Add(answer)
+		}
+		out = append(out, r)
 	}
-	tests := []struct {
-		name  string
-		phase int
-		path  string
-		o     kind
-		want  string
-	}{
-		{"full goes to the named pool", 0, "/a", newOutcome("rejected:full", "A", "full", "A"), "pool:A"},
-		{"wait-timeout goes to the pool", 0, "/a", newOutcome("rejected:wait-timeout", "A", "wait-timeout", "A"), "pool:A"},
-		{"queue-full goes to the queue", 0, "/a", newOutcome("rejected:queue-full", "A", "queue-full", "A"), "queue:A"},
-		{"breaker-open goes to the breaker", 0, "/a", newOutcome("rejected:breaker-open", "breaker:A", "breaker-open", "A"), "breaker:A"},
-		{"a rejection without pool header uses the dependency's pool", 0, "/b", newOutcome("rejected:full", "", "", "B"), "pool:B"},
-		{"a dependency timeout with nothing saturated blames the dependency", 0, "/a", newOutcome("timeout:dependency", "", "", "A"), "dependency:A"},
-		{"a dependency timeout while its pool is saturated blames the pool", 1, "/a", newOutcome("timeout:dependency", "", "", "A"), "pool:A"},
-		{"a dependency timeout while its connections are saturated", 1, "/b", newOutcome("timeout:dependency", "", "", "B"), "conns:B"},
-		{"a client timeout with a saturated pool", 1, "/a", newOutcome("timeout:client", "", "", ""), "pool:A"},
-		{"a client timeout with saturated inbound connections", 1, "/b", newOutcome("timeout:client", "", "", ""), "inbound-conns"},
-		{"a client timeout with nothing saturated", 0, "/b", newOutcome("timeout:client", "", "", ""), "service"},
-		{"an upstream reset blames the dependency", 0, "/a", newOutcome("upstream:reset", "", "reset", "A"), "dependency:A"},
-		{"an upstream conn-limit blames the connection cap", 1, "/b", newOutcome("upstream:conn-limit", "", "conn-limit", "B"), "conns:B"},
-		{"a refused connection with nothing saturated", 0, "/a", newOutcome("connection:refused", "", "", ""), "service"},
-		{"a refused connection with saturated inbound connections", 1, "/a", newOutcome("connection:refused", "", "", ""), "inbound-conns"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := a.resource(tt.phase, tt.path, tt.o); got != tt.want {
-				t.Errorf("resource = %q, want %q", got, tt.want)
-			}
-		})
-	}
+	return out
 }
 
+// Without a pool, a dependency timeout is the dependency's only when its side shows it
+// answering late; when it answered in time, or was not measured, the sentence says nothing
+// measured explains it; a connection cap at capacity with nobody seen waiting is full but
+// sufficient and decides nothing.
 func TestNoneModeSentence(t *testing.T) {
 	phases := []rundir.Phase{{Name: "fault", Start: 0, End: 10 * time.Second, Faults: []faults.Fault{
 		{Dependency: "A", Type: "latency", Params: &faults.Latency{Latency: 450 * ms_}, AppliedAt: 0, RemovedAt: 10 * time.Second}}}}
+	calm := samples("inbound-conns", 100, 0, 10*time.Second, func(time.Duration) int { return 40 }, func(time.Duration) uint64 { return 0 })
 	tests := []struct {
-		name string
-		res  []rundir.ResourceSample
-		want string
+		name    string
+		res     []rundir.ResourceSample
+		answers []rundir.DependencySample
+		want    string
 	}{
-		{"nothing ran out",
-			samples("inbound-conns", 100, 0, 10*time.Second, func(time.Duration) int { return 40 }, func(time.Duration) uint64 { return 0 }),
+		{"A not measured", calm, nil,
+			"nothing ran out: no connection cap reached capacity; 100% of /a failures were timeouts that nothing measured explains (unexplained: no resource ran out and the dependency's side was not measured)"},
+		{"A answered late", calm, depAnswers("A", 10*time.Second, 600*ms_),
 			"nothing ran out: no connection cap reached capacity; 100% of /a failures were timeouts of dependency A"},
-		{"the inbound connections ran out",
+		{"A answered in time", calm, depAnswers("A", 10*time.Second, 5*ms_),
+			"nothing ran out: no connection cap reached capacity; 100% of /a failures were timeouts that nothing measured explains (unexplained: no resource ran out and the dependency answered in time)"},
+		{"the inbound connections full with nobody seen waiting",
 			samples("inbound-conns", 100, 0, 10*time.Second, func(t time.Duration) int {
 				if t >= 5*time.Second {
 					return 100
 				}
 				return 40
-			}, func(time.Duration) uint64 { return 0 }),
-			"the inbound connection cap saturated 5.0 s after the fault began and was at 100/100 for 50% of the fault; 100% of /a failures were timeouts of dependency A"},
+			}, func(time.Duration) uint64 { return 0 }), depAnswers("A", 10*time.Second, 600*ms_),
+			"no resource ran out (full but sufficient, nobody waiting or refused: the inbound connection cap at 100/100 for 50% of the fault); 100% of /a failures were timeouts of dependency A"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := world{phases: phases, rate: 1, timeout: 500 * ms_, cfgs: []cfgDef{{name: "none", mode: outcome.ModeNone, valid: true,
-				resources: tt.res, extra: map[string][]req{"/a": {{t: time.Second, lat: 500 * ms_, class: "timeout:dependency", dep: "A"}}}}}}
+				resources: tt.res, answers: tt.answers, extra: map[string][]req{"/a": {{t: time.Second, lat: 500 * ms_, class: "timeout:dependency", dep: "A"}}}}}}
 			s, err := Analyze(w.write(t, t.TempDir()))
 			if err != nil {
 				t.Fatal(err)
@@ -182,44 +167,5 @@ func TestNoneModeSentence(t *testing.T) {
 				t.Errorf("sentence\n got %q\nwant %q", got, tt.want)
 			}
 		})
-	}
-}
-
-// The other endpoints a cause explains are named in one clause, those with the same share
-// together, rather than one "it also explains" per endpoint.
-func TestSentenceNamesOtherEndpointsOnce(t *testing.T) {
-	first := 0.4
-	ph := &Phase{
-		Exhausted: []Exhausted{{Resource: "queue:shared", Capacity: 10, Saturated: true, SaturatedShare: 0.65, FirstSaturatedS: &first}},
-		Cause: &Cause{Resource: "queue:shared", Endpoint: "/b", EndpointFailures: 10, EndpointByType: map[string]int{"rejected": 10},
-			ByEndpoint: map[string]map[string]int{
-				"/a": {"queue:shared": 4}, "/b": {"queue:shared": 10}, "/c": {"queue:shared": 2},
-				"/d": {"queue:shared": 1, "dependency:D": 1}, "/e": {"dependency:E": 3},
-			}},
-	}
-	want := "the queue of the shared pool saturated 0.4 s into the phase and was at 10/10 for 65% of the phase; " +
-		"100% of /b failures were rejections by that queue; it also explains 100% of /a and /c failures and 50% of /d failures"
-	if got := sentence("shared", ph, true); got != want {
-		t.Errorf("sentence\n got %q\nwant %q", got, want)
-	}
-}
-
-// When a pool and the calls to its dependency are at capacity for the same share of a phase, the
-// pool is named first (the calls only mirror it).
-func TestExhaustedPrefersPoolsAtEqualShares(t *testing.T) {
-	c := &Configuration{}
-	for _, at := range []time.Duration{0, time.Second} {
-		c.resources = append(c.resources,
-			rundir.ResourceSample{T: at, Resource: "calls:bookings", Capacity: 2, InUse: 2},
-			rundir.ResourceSample{T: at, Resource: "pool:webhooks", Capacity: 2, InUse: 2},
-			rundir.ResourceSample{T: at, Resource: "queue:webhooks", Capacity: 4, InUse: 4})
-	}
-	ph := &Phase{start: 0, end: 2 * time.Second}
-	var got []string
-	for _, e := range exhaustedIn(c, ph) {
-		got = append(got, e.Resource)
-	}
-	if want := []string{"pool:webhooks", "queue:webhooks", "calls:bookings"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("order %v, want %v", got, want)
 	}
 }

@@ -13,7 +13,10 @@ import (
 
 	"github.com/bulkheadlab/bulkhead/faults"
 	"github.com/bulkheadlab/bulkhead/outcome"
+	"github.com/bulkheadlab/bulkhead/report/model"
+	"github.com/bulkheadlab/bulkhead/report/output"
 	"github.com/bulkheadlab/bulkhead/rundir"
+	"github.com/bulkheadlab/bulkhead/rundir/rundirtest"
 )
 
 // t0 is the attack start of every synthetic configuration.
@@ -52,6 +55,8 @@ type cfgDef struct {
 	profiles     map[string]map[string]prof // phase -> endpoint -> profile
 	extra        map[string][]req           // endpoint -> extra requests
 	resources    []rundir.ResourceSample
+	// answers, when set, are written as the configuration's dependencies.csv.
+	answers []rundir.DependencySample
 }
 
 // world is one synthetic run folder.
@@ -104,6 +109,7 @@ func (w world) write(t testing.TB, dir string) string {
 	if err := rundir.WriteJSON(filepath.Join(dir, rundir.RunFile), run); err != nil {
 		t.Fatal(err)
 	}
+	rundirtest.Seal(t, dir) // as a runner records its files
 	return dir
 }
 
@@ -155,6 +161,25 @@ func (w world) writeConfig(t testing.TB, dir string, c cfgDef) {
 	}
 	if err := rw.Flush(); err != nil {
 		t.Fatal(err)
+	}
+	if c.answers != nil {
+		df, err := os.Create(filepath.Join(cdir, rundir.DependenciesFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer df.Close()
+		dw, err := rundir.NewDependencyWriter(df)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range c.answers {
+			if err := dw.Write(a.T, []outcome.Answers{a.Answers}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := dw.Flush(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -243,4 +268,19 @@ func maxTime(a, b time.Time) time.Time {
 		return a
 	}
 	return b
+}
+
+// generate is Generate, with the plots drawn only when plots is true (drawing them is most of a
+// report's time, and most tests read summary.json and report.md only).
+//
+// It seals the folder first (rundirtest.Seal), so that a test may add or change files after
+// writing its world, as a runner would have written them.
+func generate(t testing.TB, dir string, plots bool) (*model.Summary, error) {
+	t.Helper()
+	rundirtest.Seal(t, dir)
+	outs := []output.Output{output.Markdown{}, output.JSON{}}
+	if plots {
+		outs = append([]output.Output{output.Plots{}}, outs...)
+	}
+	return GenerateWith(dir, Options{Outputs: outs})
 }

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/bulkheadlab/bulkhead/outcome"
+	"github.com/bulkheadlab/bulkhead/report/model"
 	"github.com/bulkheadlab/bulkhead/rundir"
+	"github.com/bulkheadlab/bulkhead/rundir/rundirtest"
 )
 
 // A run folder travels between machines: the names in its run.json and manifests are data. The
@@ -139,6 +141,27 @@ func TestFolderStates(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, false, []string{"split"}, ""},
+		{"runner SIGKILLed while both configurations ran: run.json and every manifest still say running", func(t *testing.T, dir string) {
+			var run rundir.Run
+			if err := rundir.ReadJSON(filepath.Join(dir, rundir.RunFile), &run); err != nil {
+				t.Fatal(err)
+			}
+			run.State = rundir.StateRunning
+			if err := rundir.WriteJSON(filepath.Join(dir, rundir.RunFile), run); err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range []string{"shared", "split"} {
+				path := filepath.Join(dir, name, rundir.ManifestFile)
+				var m rundir.Manifest
+				if err := rundir.ReadJSON(path, &m); err != nil {
+					t.Fatal(err)
+				}
+				m.State, m.Partial, m.Valid, m.Ended = rundir.StateRunning, true, false, time.Time{}
+				if err := rundir.WriteJSON(path, m); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}, false, []string{"shared", "split"}, "no configuration has data to analyse (shared: cut off: the process ended while this configuration was running"},
 		{"second configuration interrupted while starting: its start error, raw files still empty", func(t *testing.T, dir string) {
 			if err := os.Remove(filepath.Join(dir, "split", rundir.ManifestFile)); err != nil {
 				t.Fatal(err)
@@ -195,5 +218,130 @@ func TestFolderStates(t *testing.T) {
 				t.Errorf("reasons %q; want one saying %q", s.Invalid, tt.reason)
 			}
 		})
+	}
+}
+
+// A run folder cannot be talked into lying (issue 23): every way of changing it after the run
+// that once passed is refused, with the reason naming the file. Files that are not what the
+// runner wrote leave their configuration not analysed (no figure of it is shown); a manifest that
+// says what cannot be makes the run invalid.
+func TestFolderCannotBeTalkedIntoLying(t *testing.T) {
+	editFile := func(name string, f func(lines []string) []string) func(*testing.T, string) {
+		return func(t *testing.T, dir string) {
+			p := filepath.Join(dir, "split", rundir.RawDir, name)
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.SplitAfter(string(b), "\n")
+			lines = lines[:len(lines)-1] // after the last newline: nothing
+			if err := os.WriteFile(p, []byte(strings.Join(f(lines), "")), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	editRaw := func(f func(lines []string) []string) func(*testing.T, string) { return editFile("b.json", f) }
+	manifest := func(f func(m *rundir.Manifest)) func(*testing.T, string) {
+		return func(t *testing.T, dir string) {
+			p := filepath.Join(dir, "split", rundir.ManifestFile)
+			var m rundir.Manifest
+			if err := rundir.ReadJSON(p, &m); err != nil {
+				t.Fatal(err)
+			}
+			f(&m)
+			if err := rundir.WriteJSON(p, m); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	tests := []struct {
+		name    string
+		damage  func(t *testing.T, dir string)
+		missing bool   // split is not analysed
+		reason  string // in the run's invalid reasons
+	}{
+		{"a raw file emptied", editRaw(func([]string) []string { return nil }), true, "split: not analysed: integrity: raw/b.json: 0 lines"},
+		{"a raw file halved", editRaw(func(l []string) []string { return l[:len(l)/2] }), true, "raw/b.json: 400 lines"},
+		{"a raw file's failures filtered out", editFile("a.json", func(l []string) []string {
+			return slices.DeleteFunc(l, func(s string) bool { return strings.Contains(s, "rejected") })
+		}), true, "split: not analysed: integrity: raw/a.json: "},
+		{"a raw file duplicated at a line boundary", editRaw(func(l []string) []string { return append(l, l...) }), true, "raw/b.json: 1600 lines"},
+		{"resources.csv deleted", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, "split", rundir.ResourcesFile)) }, true,
+			"split: not analysed: integrity: resources.csv: missing"},
+		{"a SIGKILLed configuration's manifest edited to complete and valid", manifest(func(m *rundir.Manifest) {
+			m.State, m.Valid, m.Partial, m.Invalid, m.Ended, m.Files = rundir.StateComplete, true, false, nil, time.Time{}, nil
+		}), false, "split: integrity: manifest.json: no end after its start"},
+		{"a manifest without a state", manifest(func(m *rundir.Manifest) { m.State = "" }), false,
+			"split: integrity: manifest.json: no state: a manifest that never said how its configuration ended is not complete"},
+		{"a sent count above the plan", manifest(func(m *rundir.Manifest) { m.Endpoints[1].Planned = m.Endpoints[1].Scheduled - 1 }), false,
+			"split: integrity: manifest.json: endpoint /b: 800 scheduled, more than the plan's 799"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := hypothesis().write(t, t.TempDir())
+			tt.damage(t, dir)
+			s, err := Analyze(dir)
+			if err != nil {
+				t.Fatalf("Analyze: %v", err)
+			}
+			why := strings.Join(s.Invalid, "\n")
+			if s.Valid || s.Verdict.Outcome != model.OutcomeInvalid || !strings.Contains(why, tt.reason) {
+				t.Errorf("valid %v, outcome %s, reasons:\n%s\nwant invalid, saying %q", s.Valid, s.Verdict.Outcome, why, tt.reason)
+			}
+			if got := slices.Contains(s.Missing, "split"); got != tt.missing {
+				t.Errorf("split not analysed: %v, want %v", got, tt.missing)
+			}
+		})
+	}
+
+	t.Run("a well-formed result with a negative latency", func(t *testing.T) {
+		dir := hypothesis().write(t, t.TempDir())
+		editRaw(func(l []string) []string {
+			l[3] = strings.Replace(l[3], `"latency":`, `"latency":-5,"was":`, 1)
+			return l
+		})(t, dir)
+		rundirtest.Seal(t, dir) // as if the runner had written it so
+		s, err := Analyze(dir)
+		if err != nil {
+			t.Fatalf("Analyze: %v", err)
+		}
+		if why := strings.Join(s.Invalid, "\n"); s.Valid || !strings.Contains(why, "b.json: result 3: latency -5ns is negative") {
+			t.Errorf("valid %v, reasons:\n%s\nwant the negative latency refused, naming the file and the result", s.Valid, why)
+		}
+	})
+}
+
+// A run in progress is reported as in progress, never as ended: while its runner holds the
+// folder's lock nothing is read; once the lock is gone (the runner died) the same folder is cut
+// off.
+func TestRunInProgress(t *testing.T) {
+	dir := hypothesis().write(t, t.TempDir())
+	var run rundir.Run
+	if err := rundir.ReadJSON(filepath.Join(dir, rundir.RunFile), &run); err != nil {
+		t.Fatal(err)
+	}
+	run.State, run.PID, run.Host = rundir.StateRunning, 4242, "lab"
+	if err := rundir.WriteJSON(filepath.Join(dir, rundir.RunFile), run); err != nil {
+		t.Fatal(err)
+	}
+	rundirtest.Seal(t, dir)
+	lock, err := rundir.LockRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Generate(dir)
+	if !errors.Is(err, ErrInProgress) || !strings.Contains(err.Error(), "pid 4242 on lab") {
+		t.Errorf("Generate on a run in progress = %v; want ErrInProgress naming its runner", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, rundir.SummaryFile)); err == nil {
+		t.Error("a summary was written into a run in progress")
+	}
+	lock.Unlock()
+	s, err := Analyze(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Partial {
+		t.Error("a run whose runner is gone while it said running is not partial")
 	}
 }

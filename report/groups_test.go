@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,49 +13,10 @@ import (
 
 	"github.com/bulkheadlab/bulkhead/faults"
 	"github.com/bulkheadlab/bulkhead/outcome"
+	"github.com/bulkheadlab/bulkhead/report/model"
+	"github.com/bulkheadlab/bulkhead/report/output"
 	"github.com/bulkheadlab/bulkhead/rundir"
 )
-
-// The pooled partners' resources become one resource per prefix and sample: in-use and capacity
-// of the fullest member, rejections summed; the faulted partner's and process resources stay.
-func TestGroupResources(t *testing.T) {
-	s := func(t time.Duration, name string, capacity, inUse int, rejected uint64) rundir.ResourceSample {
-		return rundir.ResourceSample{T: t, Resource: name, Capacity: capacity, InUse: inUse, Rejected: rejected}
-	}
-	in := []rundir.ResourceSample{
-		s(0, "pool:w", 20, 20, 3), s(0, "pool:p1", 20, 1, 0), s(0, "pool:p2", 20, 4, 2), s(0, "conns:p1", 0, 1, 0), s(0, "conns:p2", 0, 2, 0), s(0, "goroutines", 0, 99, 0),
-		s(time.Second, "pool:w", 20, 5, 3), s(time.Second, "pool:p1", 20, 7, 1), s(time.Second, "pool:p2", 20, 0, 2), s(time.Second, "conns:p1", 0, 1, 0), s(time.Second, "conns:p2", 0, 1, 0), s(time.Second, "goroutines", 0, 98, 0),
-	}
-	pools := []PoolInfo{{Name: "w", Dependencies: []string{"w"}}, {Name: "p1", Dependencies: []string{"p1"}}, {Name: "p2", Dependencies: []string{"p2"}}}
-	got := groupResources(in, "others (2)", map[string]bool{"p1": true, "p2": true}, pools)
-	want := []rundir.ResourceSample{
-		s(0, "pool:w", 20, 20, 3), s(0, "pool:others (2)", 20, 4, 2), s(0, "conns:others (2)", 0, 2, 0), s(0, "goroutines", 0, 99, 0),
-		s(time.Second, "pool:w", 20, 5, 3), s(time.Second, "pool:others (2)", 20, 7, 3), s(time.Second, "conns:others (2)", 0, 1, 0), s(time.Second, "goroutines", 0, 98, 0),
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("groupResources =\n%+v\nwant\n%+v", got, want)
-	}
-}
-
-func TestGroupList(t *testing.T) {
-	groups := []EndpointGroup{{Name: "others (2)", Members: []string{"/p/1", "/p/2"}}}
-	tests := []struct {
-		name string
-		in   []string
-		want []string
-	}{
-		{"members collapse into their group once", []string{"/p/1", "/p/2"}, []string{"others (2)"}},
-		{"endpoints on their own stay", []string{"/p/w", "/p/1"}, []string{"/p/w", "others (2)"}},
-		{"nothing in, nothing out", nil, nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := groupList(tt.in, groups); !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("groupList(%v) = %v, want %v", tt.in, got, tt.want)
-			}
-		})
-	}
-}
 
 // writeHub writes a run folder of a hub: endpoint /p/slow on dependency slow (a latency fault in
 // phase "slow") and n other partners /p/pNN, one pool each, 2 requests per partner and phase.
@@ -77,7 +39,7 @@ func writeHub(t *testing.T, dir string, n int, lagging ...string) string {
 		svc.Pools = append(svc.Pools, outcome.TopologyPool{Name: dep, Kind: "semaphore", Size: 20, Dependencies: []string{dep}})
 	}
 	m := rundir.Manifest{Scenario: "partners", Configuration: "semaphores", Repetition: 1, Seed: 1, Started: t0,
-		Valid: len(lagging) == 0, ClientTimeout: 500 * ms_, Topology: &svc, Phases: phases}
+		Ended: t0.Add(phases[len(phases)-1].End), Valid: len(lagging) == 0, ClientTimeout: 500 * ms_, Topology: &svc, Phases: phases}
 	cdir := filepath.Join(dir, "semaphores")
 	if err := os.MkdirAll(filepath.Join(cdir, rundir.RawDir), 0o755); err != nil {
 		t.Fatal(err)
@@ -116,7 +78,7 @@ func writeHub(t *testing.T, dir string, n int, lagging ...string) string {
 // invalid reasons into one, and leaves the members' statistics out of summary.json unless asked.
 func TestGroupedReportIsCompact(t *testing.T) {
 	dir := writeHub(t, t.TempDir(), 12, "/p/p03", "/p/p07")
-	s, err := generate(dir, DefaultBucket, false)
+	s, err := generate(t, dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,9 +109,9 @@ func TestGroupedReportIsCompact(t *testing.T) {
 			t.Errorf("invalid = %q, members %v", s.Invalid, s.Configurations[0].EndpointGroups[0].InvalidMembers)
 		}
 	})
-	readSummary := func(t *testing.T) Summary {
+	readSummary := func(t *testing.T) model.Summary {
 		t.Helper()
-		var back Summary
+		var back model.Summary
 		if err := rundir.ReadJSON(filepath.Join(dir, rundir.SummaryFile), &back); err != nil {
 			t.Fatal(err)
 		}
@@ -161,15 +123,15 @@ func TestGroupedReportIsCompact(t *testing.T) {
 		ph := c.Phases[1]
 		if back.MemberStats == "" || len(c.Endpoints) != 1 || len(c.Pools) != 1 || len(ph.Endpoints) != 2 ||
 			ph.Endpoints["others (12)"] == nil || ph.Endpoints["others (12)"].Requests != 24 || len(back.Aggregates[0].Phases[1].Endpoints) != 2 {
-			t.Errorf("member_stats %q, %d endpoints, %d pools, phase endpoints %v", back.MemberStats, len(c.Endpoints), len(c.Pools), sortedKeys(ph.Endpoints))
+			t.Errorf("member_stats %q, %d endpoints, %d pools, phase endpoints %v", back.MemberStats, len(c.Endpoints), len(c.Pools), slices.Sorted(maps.Keys(ph.Endpoints)))
 		}
 		// The analysis itself keeps every member: the claims and a later GenerateWith need them.
 		if len(s.Configurations[0].Phases[1].Endpoints) != 14 {
-			t.Errorf("the Summary lost members: %d endpoints", len(s.Configurations[0].Phases[1].Endpoints))
+			t.Errorf("the model.Summary lost members: %d endpoints", len(s.Configurations[0].Phases[1].Endpoints))
 		}
 	})
 	t.Run("member stats on request", func(t *testing.T) {
-		if _, err := generate(dir, DefaultBucket, false, GenerateOptions{MemberStats: true}); err != nil {
+		if _, err := GenerateWith(dir, Options{Outputs: []output.Output{output.Markdown{}, output.JSON{MemberStats: true}}}); err != nil {
 			t.Fatal(err)
 		}
 		back := readSummary(t)

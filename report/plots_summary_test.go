@@ -9,10 +9,11 @@ import (
 	"testing"
 
 	"github.com/bulkheadlab/bulkhead/report/chart"
+	"github.com/bulkheadlab/bulkhead/report/output"
 	"github.com/bulkheadlab/bulkhead/rundir"
 )
 
-// jsonBucket is a timeline bucket as summary.json spells it, decoded apart from Bucket so that
+// jsonBucket is a timeline bucket as summary.json spells it, decoded apart from model.Bucket so that
 // the test checks the file, not the struct the plots were drawn from.
 type jsonBucket struct {
 	TS           float64 `json:"t_s"`
@@ -27,6 +28,8 @@ type jsonBucket struct {
 	LagMaxMS     float64 `json:"lag_max_ms"`
 	Errors       struct {
 		Timeout, Rejected, Upstream, Connection, Other int
+		RejectedRefused                                int `json:"rejected_refused"`
+		RejectedWaited                                 int `json:"rejected_waited"`
 	} `json:"errors"`
 	SuccessHist struct {
 		From   int   `json:"from"`
@@ -78,15 +81,15 @@ func samePoints(got, want [][2]float64) string {
 	return ""
 }
 
-func findJob(t *testing.T, jobs []plotJob, file string) plotJob {
+func findJob(t *testing.T, jobs []output.Plot, file string) output.Plot {
 	t.Helper()
 	for _, j := range jobs {
-		if j.file == file {
+		if j.File == file {
 			return j
 		}
 	}
 	t.Fatalf("no plot %s", file)
-	return plotJob{}
+	return output.Plot{}
 }
 
 func findSeries(t *testing.T, spec chart.Spec, name string) chart.Series {
@@ -107,7 +110,7 @@ func findSeries(t *testing.T, spec chart.Spec, name string) chart.Series {
 // the successes' p50 is not the p50 of every request, which rejections pull down to 1 ms.
 func TestPlotsDrawSummaryJSON(t *testing.T) {
 	dir := goldenWorld().write(t, t.TempDir())
-	s, err := generate(dir, DefaultBucket, false)
+	s, err := generate(t, dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +122,7 @@ func TestPlotsDrawSummaryJSON(t *testing.T) {
 	if err := json.Unmarshal(raw, &js); err != nil {
 		t.Fatal(err)
 	}
-	jobs := s.plotJobs()
+	jobs := output.PlotsOf(s)
 	for _, c := range js.Configurations {
 		outcomes := findJob(t, jobs, c.Name+"-outcomes")
 		latency := findJob(t, jobs, c.Name+"-latency")
@@ -128,7 +131,7 @@ func TestPlotsDrawSummaryJSON(t *testing.T) {
 		heat := findJob(t, jobs, c.Name+"-latency-heatmap")
 		for pi, ep := range []string{"/a", "/b"} {
 			bs := c.Timeline[ep]
-			if got := outcomes.rows[0][pi].Title; got != ep {
+			if got := outcomes.Rows[0][pi].Title; got != ep {
 				t.Fatalf("outcome panel %d is %q, want %s", pi, got, ep)
 			}
 			perSecond := func(n func(jsonBucket) int) func(jsonBucket) (float64, bool) {
@@ -140,15 +143,16 @@ func TestPlotsDrawSummaryJSON(t *testing.T) {
 				serie string
 				want  func(jsonBucket) (float64, bool)
 			}{
-				{"outcomes success", outcomes.rows[0][pi], "success", perSecond(func(b jsonBucket) int { return b.Successes })},
-				{"outcomes rejected", outcomes.rows[0][pi], "rejected", perSecond(func(b jsonBucket) int { return b.Errors.Rejected })},
-				{"outcomes upstream", outcomes.rows[0][pi], "upstream", perSecond(func(b jsonBucket) int { return b.Errors.Upstream })},
-				{"latency of successes p50", latency.rows[0][0], ep + " p50", func(b jsonBucket) (float64, bool) { return b.SuccessP50MS, b.Successes > 0 }},
-				{"latency of successes p99", latency.rows[0][0], ep + " p99", func(b jsonBucket) (float64, bool) { return b.SuccessP99MS, b.Successes > 0 }},
-				{"latency of failures p99", latency.rows[1][0], ep + " p99", func(b jsonBucket) (float64, bool) { return b.FailureP99MS, b.Requests > b.Successes }},
-				{"send lag maximum", lag.rows[0][0], ep + " maximum", func(b jsonBucket) (float64, bool) { return b.LagMaxMS, b.LagCount > 0 }},
-				{"throughput sent", throughput.rows[0][pi], "sent", perSecond(func(b jsonBucket) int { return b.Requests })},
-				{"throughput success", throughput.rows[0][pi], "success", perSecond(func(b jsonBucket) int { return b.Successes })},
+				{"outcomes success", outcomes.Rows[0][pi], "success", perSecond(func(b jsonBucket) int { return b.Successes })},
+				{"outcomes rejected at once", outcomes.Rows[0][pi], "rejected at once", perSecond(func(b jsonBucket) int { return b.Errors.RejectedRefused })},
+				{"outcomes rejected after waiting", outcomes.Rows[0][pi], "rejected after waiting", perSecond(func(b jsonBucket) int { return b.Errors.RejectedWaited })},
+				{"outcomes upstream", outcomes.Rows[0][pi], "upstream", perSecond(func(b jsonBucket) int { return b.Errors.Upstream })},
+				{"latency of successes p50", latency.Rows[0][0], ep + " p50", func(b jsonBucket) (float64, bool) { return b.SuccessP50MS, b.Successes > 0 }},
+				{"latency of successes p99", latency.Rows[0][0], ep + " p99", func(b jsonBucket) (float64, bool) { return b.SuccessP99MS, b.Successes > 0 }},
+				{"latency of failures p99", latency.Rows[1][0], ep + " p99", func(b jsonBucket) (float64, bool) { return b.FailureP99MS, b.Requests > b.Successes }},
+				{"send lag maximum", lag.Rows[0][0], ep + " maximum", func(b jsonBucket) (float64, bool) { return b.LagMaxMS, b.LagCount > 0 }},
+				{"throughput sent", throughput.Rows[0][pi], "sent", perSecond(func(b jsonBucket) int { return b.Requests })},
+				{"throughput success", throughput.Rows[0][pi], "success", perSecond(func(b jsonBucket) int { return b.Successes })},
 			}
 			for _, tc := range cases {
 				t.Run(c.Name+" "+ep+" "+tc.name, func(t *testing.T) {
@@ -158,7 +162,7 @@ func TestPlotsDrawSummaryJSON(t *testing.T) {
 				})
 			}
 			t.Run(c.Name+" "+ep+" heatmap of successes", func(t *testing.T) {
-				d := heat.rows[0][pi].Density
+				d := heat.Rows[0][pi].Density
 				if len(d.Counts) != len(bs) {
 					t.Fatalf("%d columns drawn for %d buckets", len(d.Counts), len(bs))
 				}
@@ -183,7 +187,7 @@ func TestPlotsDrawSummaryJSON(t *testing.T) {
 		}
 		t.Run(c.Name+" /a successes' p50 is not every request's p50", func(t *testing.T) {
 			all := steps(c.Timeline["/a"], func(b jsonBucket) (float64, bool) { return b.P50MS, b.Successes > 0 })
-			if diff := samePoints(drawn(findSeries(t, latency.rows[0][0], "/a p50")), all); diff == "" {
+			if diff := samePoints(drawn(findSeries(t, latency.Rows[0][0], "/a p50")), all); diff == "" {
 				t.Error("the successes' p50 equals every request's p50: rejections would pull it down")
 			}
 		})

@@ -6,10 +6,24 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
+	"github.com/bulkheadlab/bulkhead/claim"
+	"github.com/bulkheadlab/bulkhead/report/headline"
+	"github.com/bulkheadlab/bulkhead/report/ingest"
+	"github.com/bulkheadlab/bulkhead/report/model"
+	"github.com/bulkheadlab/bulkhead/report/output"
+	"github.com/bulkheadlab/bulkhead/report/stats"
+	"github.com/bulkheadlab/bulkhead/report/verdict"
 	"github.com/bulkheadlab/bulkhead/rundir"
 )
+
+// ErrNoRun is returned when a folder is not a run folder (no run.json and no configuration
+// folder with a manifest).
+var ErrNoRun = ingest.ErrNoRun
+
+// ErrInProgress is returned for a run folder whose runner is still running: nothing is read or
+// written until it has ended.
+var ErrInProgress = ingest.ErrInProgress
 
 // ErrOutInRaw is returned by Compare when the output folder lies inside a raw results folder.
 var ErrOutInRaw = errors.New("output folder inside a raw results folder")
@@ -18,94 +32,37 @@ var ErrOutInRaw = errors.New("output folder inside a raw results folder")
 // overwrites earlier results.
 var ErrOutExists = errors.New("output folder already exists; choose a new one")
 
-// Analyze reads the run folder runDir and computes its Summary without writing anything. It
-// blocks while it streams every raw file (one configuration at a time, holding about 24 bytes per
-// request of that configuration). It fails if run.json or a manifest cannot be read or a raw file
-// is corrupt; a configuration listed in run.json but missing on disk only fails the run when the
-// run is not marked partial (then it makes the run invalid instead).
-func Analyze(runDir string) (*Summary, error) {
-	return analyze(runDir, DefaultBucket)
+// Analyze reads the run folder runDir and computes its Summary without writing anything: the
+// statistics, time lines and exhausted resources (package ingest), the aggregates across
+// repetitions (package stats), the verdicts on the scenario's claims (package verdict) and the
+// headline (package headline). It
+// blocks while it streams every raw file (one configuration at a time, holding about 24 bytes
+// per request of that configuration). It fails if run.json or a manifest cannot be read or a
+// raw file is corrupt; a configuration listed in run.json but missing on disk only fails the
+// run when the run is not marked partial (then it makes the run invalid instead).
+func Analyze(runDir string) (*model.Summary, error) {
+	s, _, err := analyze(runDir)
+	return s, err
 }
 
-func analyze(runDir string, bucket time.Duration) (*Summary, error) {
-	run, err := readRun(runDir)
+// analyze is Analyze, also returning the claims the run was judged on; it keeps the requests of
+// the endpoints keepAlso names too (see ingest.Run).
+func analyze(runDir string, keepAlso ...string) (*model.Summary, []claim.Claim, error) {
+	s, claims, note, err := ingest.Run(runDir, model.DefaultBucket, keepAlso...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	s := &Summary{Scenario: run.Scenario, RunID: run.RunID, Description: run.Description, Command: run.Command,
-		Partial: run.Partial, Valid: true, BucketS: bucket.Seconds(), LatencyBinsMS: HistogramEdgesMS(), dir: runDir}
-	claims, note := readClaims(runDir)
-	keep := claimEndpoints(claims)
-	for _, name := range run.Configurations {
-		why, err := missingConfiguration(runDir, name)
-		if err != nil {
-			return nil, err
-		}
-		if why != "" {
-			s.Invalid = append(s.Invalid, name+": "+why)
-			s.Missing = append(s.Missing, name)
-			continue
-		}
-		c, err := loadConfiguration(runDir, name, bucket, keep)
-		if err != nil {
-			return nil, err
-		}
-		if s.Scenario == "" {
-			s.Scenario = c.manifest.Scenario
-		}
-		summarizeGroups(c) // many endpoints: one row and one invalid reason per group (groups.go)
-		markReached(c)
-		if !c.Valid {
-			if len(c.Invalid) == 0 {
-				s.Invalid = append(s.Invalid, name+": manifest marked invalid")
-			}
-			for _, r := range c.Invalid {
-				s.Invalid = append(s.Invalid, name+": "+r)
-			}
-		}
-		s.Configurations = append(s.Configurations, *c)
-	}
-	if len(s.Configurations) == 0 {
-		s.Invalid = append(s.Invalid, "no configuration has data: the run stopped before its first configuration finished starting")
-	}
-	s.Valid = len(s.Invalid) == 0
-	s.Aggregates = aggregate(s.Configurations)
-	roles, rnote := readRoles(runDir)
-	s.Roles = roles
-	s.groupRoles()
-	if note == "" {
-		note = rnote
-	}
-	s.judge(claims, note)
-	return s, nil
+	s.Aggregates = stats.Aggregate(s.Configurations)
+	s.Verdict = verdict.Judge(s, claims, note)
+	s.Headline = headline.Of(s, verdict.NewEstimator(s))
+	return s, claims, nil
 }
 
-// markReached marks the phases of an interrupted configuration that it never got to, and the
-// one it was cut short in, so that no report says of a phase that never ran that nothing ran out
-// and no request failed. The interruption time is the manifest's end; a configuration without
-// one (the process died) keeps every phase as reached.
-func markReached(c *Configuration) {
-	for i := range c.Phases {
-		c.Phases[i].Reached = true
-	}
-	m := c.manifest
-	if !c.Partial || m == nil || m.Ended.IsZero() || !m.Ended.After(m.Started) {
-		return
-	}
-	at := m.Ended.Sub(m.Started)
-	sec := at.Seconds()
-	c.InterruptedAtS = &sec
-	for i := range c.Phases {
-		ph := &c.Phases[i]
-		switch {
-		case at <= ph.start:
-			ph.Reached = false
-			ph.Sentence = fmt.Sprintf("not reached (the run was interrupted at %.1f s)", sec)
-		case at < ph.end:
-			ph.CutShort = true
-			ph.Sentence += fmt.Sprintf(" (the phase was cut short: the run was interrupted at %.1f s)", sec)
-		}
-	}
+// Options tunes GenerateWith. The zero value is what Generate does.
+type Options struct {
+	// Outputs lists what to write and print, in order; nil means output.Defaults() (the plots,
+	// report.md and summary.json).
+	Outputs []output.Output
 }
 
 // Generate analyses runDir (see Analyze) and writes summary.json, report.md and the plots
@@ -113,78 +70,34 @@ func markReached(c *Configuration) {
 // folder. It blocks until every file is written; on error some outputs may already have been
 // replaced (each file is written atomically), and the Summary is returned when the analysis
 // itself succeeded.
-func Generate(runDir string) (*Summary, error) {
-	return GenerateWith(runDir, GenerateOptions{})
+func Generate(runDir string) (*model.Summary, error) {
+	return GenerateWith(runDir, Options{})
 }
 
-// GenerateOptions tunes GenerateWith. The zero value is what Generate does.
-type GenerateOptions struct {
-	// MemberStats keeps, for a run whose endpoints were grouped (more than eight endpoints: the
-	// faulted ones alone, the rest as "others (N)"), every member's attack, pools, per-phase
-	// statistics and aggregates in summary.json. Off by default: for seed 003's 500 partners they
-	// make summary.json about 12 MB, against well under 1 MB with the groups' figures alone.
-	// report.md and the plots show groups either way.
-	MemberStats bool
-}
-
-// GenerateWith is Generate with options.
-func GenerateWith(runDir string, o GenerateOptions) (*Summary, error) {
-	return generate(runDir, DefaultBucket, true, o)
-}
-
-func generate(runDir string, bucket time.Duration, plots bool, o ...GenerateOptions) (*Summary, error) {
-	var opt GenerateOptions
-	if len(o) > 0 {
-		opt = o[0]
-	}
-	s, err := analyze(runDir, bucket)
+// GenerateWith is Generate with options: it analyses runDir, then runs each of o.Outputs in
+// order, stopping at the first that fails.
+func GenerateWith(runDir string, o Options) (*model.Summary, error) {
+	s, err := Analyze(runDir)
 	if err != nil {
 		return nil, err
 	}
-	jobs := s.plotJobs()
-	if plots {
-		if err := rundir.NotSymlink(filepath.Join(runDir, rundir.PlotsDir)); err != nil {
+	outs := o.Outputs
+	if outs == nil {
+		outs = output.Defaults()
+	}
+	for _, out := range outs {
+		if err := out.Write(s, runDir); err != nil {
 			return s, err
 		}
-		if err := drawAll(filepath.Join(runDir, rundir.PlotsDir), jobs); err != nil {
-			return s, err
-		}
-	}
-	if err := rundir.WriteFile(filepath.Join(runDir, rundir.ReportFile), []byte(s.markdown(jobs))); err != nil {
-		return s, fmt.Errorf("write report: %w", err)
-	}
-	js := s
-	if !opt.MemberStats {
-		js = s.withoutMembers()
-	}
-	if err := rundir.WriteJSON(filepath.Join(runDir, rundir.SummaryFile), js); err != nil {
-		return s, fmt.Errorf("write summary: %w", err)
 	}
 	return s, nil
 }
 
-// Verdicts returns a few lines for a terminal: each verdict with its evidence, then the
-// exhausted-resource sentence of every phase that had a fault or failures, or that an
-// interrupted run never reached.
-func (s *Summary) Verdicts() string {
-	var b strings.Builder
-	if !s.Valid {
-		fmt.Fprintf(&b, "no verdicts: the run is invalid: %s\n", strings.Join(s.Invalid, "; "))
-	}
-	s.claimVerdicts(&b)
-	for _, c := range s.Configurations {
-		for _, ph := range c.Phases {
-			if len(ph.Faults) > 0 || ph.Cause != nil || !ph.Reached {
-				fmt.Fprintf(&b, "%s, %s: %s\n", c.Name, ph.Name, ph.Sentence)
-			}
-		}
-	}
-	return b.String()
-}
-
 // Compare analyses each run folder and writes into outDir a compare.md laying the runs side by
-// side (verdicts, and the unaffected endpoint's figures per configuration) and comparison plots
-// under outDir/plots. outDir must not exist yet (ErrOutExists: earlier results are never
+// side, the first the one the others are compared with (verdicts; claim by claim and for the
+// headline, each run's figure and its change from the first with a 95% interval; the unaffected
+// endpoint's figures per configuration) and comparison plots under outDir/plots (per fault
+// phase, one line per run from every repetition; see output.WriteComparison). outDir must not exist yet (ErrOutExists: earlier results are never
 // overwritten) and must not lie inside a raw results folder (ErrOutInRaw). It blocks until every
 // file is written; on error some files may be written.
 func Compare(outDir string, runDirs ...string) error {
@@ -195,9 +108,10 @@ func Compare(outDir string, runDirs ...string) error {
 	if err != nil {
 		return fmt.Errorf("compare: %w", err)
 	}
-	var sums []*Summary
+	var runs []output.Run
+	var keep []string // the endpoints the first run's claims measure: every run keeps their requests
 	for _, d := range runDirs {
-		s, err := Analyze(d)
+		s, claims, err := analyze(d, keep...)
 		if err != nil {
 			return fmt.Errorf("compare %s: %w", d, err)
 		}
@@ -210,7 +124,10 @@ func Compare(outDir string, runDirs ...string) error {
 				return fmt.Errorf("compare: %s: %w", outDir, ErrOutInRaw)
 			}
 		}
-		sums = append(sums, s)
+		runs = append(runs, output.Run{S: s, Claims: claims})
+		if len(runs) == 1 {
+			keep = ingest.ClaimEndpoints(claims)
+		}
 	}
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return fmt.Errorf("compare: %w", err)
@@ -221,11 +138,7 @@ func Compare(outDir string, runDirs ...string) error {
 		}
 		return fmt.Errorf("compare: %w", err)
 	}
-	jobs := compareJobs(sums)
-	if err := drawAll(filepath.Join(outDir, rundir.PlotsDir), jobs); err != nil {
-		return fmt.Errorf("compare: %w", err)
-	}
-	if err := rundir.WriteFile(filepath.Join(outDir, "compare.md"), []byte(compareMarkdown(sums, jobs))); err != nil {
+	if err := output.WriteComparison(outDir, runs); err != nil {
 		return fmt.Errorf("compare: %w", err)
 	}
 	return nil

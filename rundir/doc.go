@@ -10,7 +10,13 @@
 //	    manifest.json                    Manifest
 //	    raw/<endpoint>.json              vegeta JSON-lines results, one file per endpoint
 //	    resources.csv                    resource time series (ResourceCSVHeader)
+//	    dependencies.csv                 each dependency's answers, timed on its side (DependencyCSVHeader)
 //	  summary.json, report.md, plots/    written by the report
+//
+// The runner records what it wrote: run.json its inputs and claim ids, each manifest its data
+// files (FileRecord: bytes, lines, sha256), and it holds the folder's lock while it runs
+// (LockRun). VerifyRun and VerifyConfiguration hold a folder to those records, and InProgress
+// tells a run in progress from one cut off; docs/run-folder.md gives the rules.
 //
 // Raw results are vegeta Results (readable by `vegeta report` and `vegeta plot`), one attack per
 // endpoint with a gapless Seq. Response headers are reduced to the service's X-Bulkhead-* outcome

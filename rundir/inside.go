@@ -22,12 +22,18 @@ func Inside(dir, rel string) (string, error) {
 		return "", fmt.Errorf("%q: %w", rel, ErrOutside)
 	}
 	path := filepath.Join(dir, rel)
-	root, err := filepath.EvalSymlinks(dir)
+	// Compare absolute paths: EvalSymlinks keeps a relative path relative, and "." is no prefix
+	// of "shared" although it holds it (bulkhead report . inside a run folder).
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	root, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		return "", err
 	}
 	// Resolve the longest existing prefix of path.
-	probe := path
+	probe := filepath.Join(abs, rel)
 	for {
 		real, err := filepath.EvalSymlinks(probe)
 		if err == nil {
@@ -40,7 +46,7 @@ func Inside(dir, rel string) (string, error) {
 			return "", err
 		}
 		parent := filepath.Dir(probe)
-		if parent == probe || len(parent) < len(dir) {
+		if parent == probe || len(parent) < len(abs) {
 			return path, nil
 		}
 		probe = parent
@@ -65,7 +71,7 @@ func CheckName(name string) error {
 }
 
 // OwnFiles are the names the run folder itself uses at its top level.
-var OwnFiles = []string{RunFile, ScenarioFile, ClaimsFile, SummaryFile, ReportFile, PlotsDir, "compare.md"}
+var OwnFiles = []string{RunFile, ScenarioFile, ClaimsFile, SummaryFile, ReportFile, PlotsDir, TargetFilesDir, "compare.md"}
 
 // NotSymlink returns an error when path exists and is a symlink: a folder of outputs (plots/)
 // is never written through one, since it could lead anywhere.

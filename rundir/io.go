@@ -109,15 +109,22 @@ func ReadJSON(path string, v any) error {
 type ResourceSample struct {
 	T        time.Duration // offset from the attack start
 	Resource string
-	Capacity int
-	InUse    int
+	// Capacity, InUse and MaxInUse are float64, as in outcome.Resource: whole counts for the
+	// built-in service, what the exporter reports for a scraped resource.
+	Capacity float64
+	InUse    float64
 	Rejected uint64
+	// RejectedUnknown: the rejected column was empty, no count is known (outcome.Resource).
+	RejectedUnknown bool
 
 	Interval        time.Duration
 	MeanInUse       float64
-	MaxInUse        int
+	MaxInUse        float64
 	AtCapacity      time.Duration
 	FirstAtCapacity time.Duration // -1: not at capacity in the interval (0 in a point sample)
+	// MeanCapacity is the time-weighted mean capacity over the interval of a resource whose
+	// capacity moves (outcome.Resource.MeanCapacity); 0 when it was fixed (it is Capacity).
+	MeanCapacity float64
 }
 
 // Exact reports whether the row carries the exact figures of an interval.
@@ -144,25 +151,57 @@ func (rw *ResourceWriter) Write(t time.Duration, rs []outcome.Resource) error {
 	for _, r := range rs {
 		rw.row[0] = ts
 		rw.row[1] = r.Name
-		rw.row[2] = strconv.Itoa(r.Capacity)
-		rw.row[3] = strconv.Itoa(r.InUse)
+		rw.row[2] = level(r.Capacity)
+		rw.row[3] = level(r.InUse)
 		rw.row[4] = strconv.FormatUint(r.Rejected, 10)
+		if r.RejectedUnknown {
+			rw.row[4] = "" // no count known, not a count of 0
+		}
 		rw.row[5] = seconds(r.Interval)
 		for i := 6; i < len(rw.row); i++ {
 			rw.row[i] = ""
 		}
 		if r.Exact() {
 			rw.row[6] = strconv.FormatFloat(r.MeanInUse, 'f', 4, 64)
-			rw.row[7] = strconv.Itoa(r.MaxInUse)
+			rw.row[7] = level(r.MaxInUse)
 			rw.row[8] = seconds(r.AtCapacity)
 			if r.FirstAtCapacity >= 0 {
 				rw.row[9] = seconds(r.FirstAtCapacity)
+			}
+			if r.MeanCapacity != 0 {
+				rw.row[10] = strconv.FormatFloat(r.MeanCapacity, 'f', 4, 64)
 			}
 		}
 		if err := rw.w.Write(rw.row); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// level formats a level or a capacity: a whole value as an integer ("10", as resources.csv has
+// always held the built-in service's counts), a fraction in the fewest digits that read back to
+// the same float64 ("0.35", "0.012").
+func level(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
+		return strconv.FormatInt(int64(v), 10)
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// parseLevel reads a level or a capacity written by level (or an integer, as older files hold):
+// a finite number >= 0.
+func parseLevel(v string, into *float64) error {
+	x, err := strconv.ParseFloat(v, 64)
+	switch {
+	case err != nil:
+		return err
+	case math.IsNaN(x) || math.IsInf(x, 0):
+		return fmt.Errorf("%s is not a finite number", v)
+	case x < 0:
+		return fmt.Errorf("%s is negative", v)
+	}
+	*into = x
 	return nil
 }
 
@@ -175,8 +214,9 @@ func (rw *ResourceWriter) Flush() error {
 	return rw.w.Error()
 }
 
-// ReadResources reads a resources.csv file, in the current format (ResourceCSVHeader) or the
-// older one of five columns (its rows are point samples). Errors name the file, line and column.
+// ReadResources reads a resources.csv file, in the current format (ResourceCSVHeader), the older
+// one of ten columns (no mean_capacity: every capacity fixed) or of five (its rows are point
+// samples). Errors name the file, line and column.
 //
 // The file holds one row per resource every sampling interval (600,000 rows for the partners
 // scenario's 1,000 pools and 500 dependencies over 30 s), so the samples are read into a slice
@@ -215,9 +255,10 @@ func ReadResources(path string) ([]ResourceSample, error) {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		if line == 1 {
-			if !slices.Equal(rec, ResourceCSVHeader) && !slices.Equal(rec, resourceCSVHeaderV1) {
-				return nil, fmt.Errorf("%s:1: header %q is neither %q nor the older %q", path,
-					strings.Join(rec, ","), strings.Join(ResourceCSVHeader, ","), strings.Join(resourceCSVHeaderV1, ","))
+			if !slices.Equal(rec, ResourceCSVHeader) && !slices.Equal(rec, resourceCSVHeaderV2) && !slices.Equal(rec, resourceCSVHeaderV1) {
+				return nil, fmt.Errorf("%s:1: header %q is neither %q nor an older %q or %q", path,
+					strings.Join(rec, ","), strings.Join(ResourceCSVHeader, ","),
+					strings.Join(resourceCSVHeaderV2, ","), strings.Join(resourceCSVHeaderV1, ","))
 			}
 			r.FieldsPerRecord = len(rec) // every row as wide as the header
 			continue
@@ -276,9 +317,16 @@ func parseResourceRow(rec []string) (ResourceSample, error) {
 	}
 	s := ResourceSample{Resource: rec[1]}
 	field(0, dur(&s.T))
-	field(2, func(v string) (err error) { s.Capacity, err = strconv.Atoi(v); return })
-	field(3, func(v string) (err error) { s.InUse, err = strconv.Atoi(v); return })
-	field(4, func(v string) (err error) { s.Rejected, err = strconv.ParseUint(v, 10, 64); return })
+	field(2, func(v string) error { return parseLevel(v, &s.Capacity) })
+	field(3, func(v string) error { return parseLevel(v, &s.InUse) })
+	field(4, func(v string) (err error) {
+		if v == "" {
+			s.RejectedUnknown = true
+			return nil
+		}
+		s.Rejected, err = strconv.ParseUint(v, 10, 64)
+		return
+	})
 	if len(rec) > 5 {
 		field(5, dur(&s.Interval))
 		if s.Interval < 0 {
@@ -287,11 +335,14 @@ func parseResourceRow(rec []string) (ResourceSample, error) {
 	}
 	if s.Interval > 0 {
 		field(6, func(v string) (err error) { s.MeanInUse, err = strconv.ParseFloat(v, 64); return })
-		field(7, func(v string) (err error) { s.MaxInUse, err = strconv.Atoi(v); return })
+		field(7, func(v string) error { return parseLevel(v, &s.MaxInUse) })
 		field(8, dur(&s.AtCapacity))
 		s.FirstAtCapacity = -1
 		if rec[9] != "" {
 			field(9, dur(&s.FirstAtCapacity))
+		}
+		if len(rec) > 10 && rec[10] != "" {
+			field(10, func(v string) (err error) { s.MeanCapacity, err = strconv.ParseFloat(v, 64); return })
 		}
 		if s.AtCapacity < 0 || s.AtCapacity > s.Interval+time.Microsecond {
 			errs = append(errs, fmt.Errorf("column at_capacity_s: %s is outside [0, interval_s %s]", rec[8], rec[5]))

@@ -1,6 +1,7 @@
 package rundir
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -70,6 +71,9 @@ func TestResourcesRoundTrip(t *testing.T) {
 		{Name: "pool:shared", Capacity: 10, InUse: 10, Rejected: 3, Interval: 100 * time.Millisecond,
 			MeanInUse: 9.25, MaxInUse: 10, AtCapacity: 62500 * time.Microsecond, FirstAtCapacity: 37500 * time.Microsecond},
 		{Name: "calls:B", Capacity: 2, InUse: 1, Interval: 100 * time.Millisecond, MeanInUse: 0.5, MaxInUse: 1, FirstAtCapacity: -1},
+		// An adaptive pool: limit 6 at the sample, 7.5 on average over the interval.
+		{Name: "pool:A", Capacity: 6, InUse: 6, Interval: 100 * time.Millisecond, MeanInUse: 5.5, MaxInUse: 7,
+			AtCapacity: 25 * time.Millisecond, FirstAtCapacity: 75 * time.Millisecond, MeanCapacity: 7.5},
 		{Name: "goroutines", InUse: 42},
 	}
 	if err := w.Write(1500*time.Millisecond, rs); err != nil {
@@ -88,10 +92,59 @@ func TestResourcesRoundTrip(t *testing.T) {
 			MeanInUse: 9.25, MaxInUse: 10, AtCapacity: 62500 * time.Microsecond, FirstAtCapacity: 37500 * time.Microsecond},
 		{T: 1500 * time.Millisecond, Resource: "calls:B", Capacity: 2, InUse: 1, Interval: 100 * time.Millisecond,
 			MeanInUse: 0.5, MaxInUse: 1, FirstAtCapacity: -1},
+		{T: 1500 * time.Millisecond, Resource: "pool:A", Capacity: 6, InUse: 6, Interval: 100 * time.Millisecond,
+			MeanInUse: 5.5, MaxInUse: 7, AtCapacity: 25 * time.Millisecond, FirstAtCapacity: 75 * time.Millisecond, MeanCapacity: 7.5},
 		{T: 1500 * time.Millisecond, Resource: "goroutines", InUse: 42},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v, want %+v", got, want)
+	}
+}
+
+// Levels and capacities are floats (issue 20 item 7): a scraped resource's fractions survive
+// resources.csv exactly, while whole values (every count of the built-in service) are written
+// as the integers they always were, byte for byte.
+func TestResourcesKeepFractionsAndWriteCountsAsBefore(t *testing.T) {
+	var b strings.Builder
+	w, err := NewResourceWriter(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := []outcome.Resource{
+		{Name: "pool:shared", Capacity: 10, InUse: 7, Rejected: 3, Interval: 100 * time.Millisecond,
+			MeanInUse: 6.5, MaxInUse: 10, AtCapacity: 5 * time.Millisecond, FirstAtCapacity: 20 * time.Millisecond},
+		{Name: "heap-bytes", InUse: 123456789012},
+		{Name: "cpu:api", Capacity: 1.5, InUse: 0.375, RejectedUnknown: true},
+		{Name: "eventloop:main", Capacity: 0.05, InUse: 0.0123, RejectedUnknown: true},
+		{Name: "queue:web", InUse: 1.0 / 3, Interval: 100 * time.Millisecond, MeanInUse: 0.25, MaxInUse: 2.75, FirstAtCapacity: -1},
+	}
+	if err := w.Write(time.Second, rs); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Join(ResourceCSVHeader, ",") + "\n" +
+		"1.000,pool:shared,10,7,3,0.100000,6.5000,10,0.005000,0.020000,\n" + // as before floats
+		"1.000,heap-bytes,0,123456789012,0,0.000000,,,,,\n" +
+		"1.000,cpu:api,1.5,0.375,,0.000000,,,,,\n" +
+		"1.000,eventloop:main,0.05,0.0123,,0.000000,,,,,\n" +
+		"1.000,queue:web,0,0.3333333333333333,0,0.100000,0.2500,2.75,0.000000,,\n"
+	if b.String() != want {
+		t.Errorf("resources.csv =\n%s\nwant\n%s", b.String(), want)
+	}
+	path := filepath.Join(t.TempDir(), ResourcesFile)
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadResources(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range rs {
+		if g := got[i]; g.Capacity != r.Capacity || g.InUse != r.InUse || g.MaxInUse != r.MaxInUse {
+			t.Errorf("%s read back as capacity %v in use %v max %v; written %v %v %v", r.Name, g.Capacity, g.InUse, g.MaxInUse, r.Capacity, r.InUse, r.MaxInUse)
+		}
 	}
 }
 
@@ -109,13 +162,34 @@ func TestReadResourcesOldFormat(t *testing.T) {
 	}
 }
 
+// A folder written before mean_capacity still reads: every capacity in it was fixed.
+func TestReadResourcesTenColumns(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ResourcesFile)
+	os.WriteFile(path, []byte("t_s,resource,capacity,in_use,rejected,interval_s,mean_in_use,max_in_use,at_capacity_s,first_at_capacity_s\n"+
+		"0.100,pool:A,5,5,7,0.1,2.5,5,0.05,0.05\n"), 0o644)
+	got, err := ReadResources(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []ResourceSample{{T: 100 * time.Millisecond, Resource: "pool:A", Capacity: 5, InUse: 5, Rejected: 7,
+		Interval: 100 * time.Millisecond, MeanInUse: 2.5, MaxInUse: 5, AtCapacity: 50 * time.Millisecond, FirstAtCapacity: 50 * time.Millisecond}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+}
+
 func TestReadResourcesNamesTheBadLine(t *testing.T) {
 	const newHeader = "t_s,resource,capacity,in_use,rejected,interval_s,mean_in_use,max_in_use,at_capacity_s,first_at_capacity_s\n"
 	for _, tc := range []struct{ name, file, want string }{
 		{"old format, bad capacity", "t_s,resource,capacity,in_use,rejected\n0.1,pool:a,x,1,0\n", ResourcesFile + ":2: column capacity"},
 		{"new format, bad mean", newHeader + "0.1,pool:a,5,1,0,0.1,x,1,0,\n", ResourcesFile + ":2: column mean_in_use"},
+		{"bad mean capacity", strings.TrimSuffix(newHeader, "\n") + ",mean_capacity\n0.1,pool:a,5,1,0,0.1,1,1,0,,x\n", ResourcesFile + ":2: column mean_capacity"},
 		{"at capacity longer than the interval", newHeader + "0.1,pool:a,5,5,0,0.1,5,5,0.2,0\n", ResourcesFile + ":2: column at_capacity_s"},
 		{"row narrower than the header", newHeader + "0.1,pool:a,5,1,0\n", "line 2: wrong number of fields"},
+		{"NaN level", "t_s,resource,capacity,in_use,rejected\n0.1,cpu:a,1,NaN,0\n", ResourcesFile + ":2: column in_use: NaN is not a finite number"},
+		{"infinite capacity", "t_s,resource,capacity,in_use,rejected\n0.1,cpu:a,+Inf,0.5,0\n", ResourcesFile + ":2: column capacity: +Inf is not a finite number"},
+		{"negative level", "t_s,resource,capacity,in_use,rejected\n0.1,pool:a,5,-1,0\n", ResourcesFile + ":2: column in_use: -1 is negative"},
+		{"negative peak", newHeader + "0.1,pool:a,5,1,0,0.1,1,-0.5,0,\n", ResourcesFile + ":2: column max_in_use: -0.5 is negative"},
 		{"unknown header", "t,resource\n", ResourcesFile + ":1: header"},
 		{"empty file", "", "empty file"},
 	} {
@@ -204,15 +278,38 @@ func TestReadResourcesSharesNames(t *testing.T) {
 		t.Fatalf("got %d samples in a slice of capacity %d, want 6 in 6", len(got), cap(got))
 	}
 	for i, s := range got {
-		wantName, wantInUse := "pool:a", i/2
+		wantName, wantInUse := "pool:a", float64(i/2)
 		if i%2 == 1 {
-			wantName, wantInUse = "pool:b", i/2+1
+			wantName, wantInUse = "pool:b", float64(i/2+1)
 		}
 		if s.Resource != wantName || s.InUse != wantInUse {
-			t.Errorf("sample %d = %s in use %d, want %s in use %d", i, s.Resource, s.InUse, wantName, wantInUse)
+			t.Errorf("sample %d = %s in use %v, want %s in use %v", i, s.Resource, s.InUse, wantName, wantInUse)
 		}
 		if first := got[i%2].Resource; unsafe.StringData(s.Resource) != unsafe.StringData(first) {
 			t.Errorf("sample %d's name %q is a copy of its own, want the one string of sample %d", i, s.Resource, i%2)
 		}
+	}
+}
+
+// A rejection count that is not known is written empty and read back as unknown, not as 0.
+func TestResourcesRejectedUnknown(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewResourceWriter(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(time.Second, []outcome.Resource{{Name: "pool:a", Capacity: 5, InUse: 2, RejectedUnknown: true}, {Name: "pool:b", Capacity: 5, InUse: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), ResourcesFile)
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := ReadResources(path)
+	if err != nil || len(rs) != 2 || !rs[0].RejectedUnknown || rs[1].RejectedUnknown {
+		t.Fatalf("ReadResources = %+v, %v; want pool:a unknown, pool:b a count of 0", rs, err)
 	}
 }

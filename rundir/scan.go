@@ -3,6 +3,7 @@ package rundir
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -106,6 +107,9 @@ func ScanRaw(path string, fn func(*Sent) error) error {
 		if len(bytes.TrimSpace(line)) > 0 {
 			if derr := decodeSent(line, &s); derr != nil {
 				return fmt.Errorf("%s: result %d: %w", path, n, derr)
+			}
+			if berr := s.check(); berr != nil {
+				return fmt.Errorf("%w: %s: result %d: %w", ErrIntegrity, path, n, berr)
 			}
 			if ferr := fn(&s); ferr != nil {
 				return ferr
@@ -232,9 +236,28 @@ func parseUTC(b []byte) (time.Time, bool) {
 
 // readRawDecoder reads a non-JSON raw file with vegeta's decoder.
 func readRawDecoder(path string, br *bufio.Reader, fn func(*Sent) error) error {
+	n := 0
 	return decodeResults(path, br, func(r *vegeta.Result) error {
 		s := Sent{Timestamp: r.Timestamp, Latency: r.Latency, Code: int(r.Code), Error: r.Error}
 		s.set(r.Headers)
+		if err := s.check(); err != nil {
+			return fmt.Errorf("%w: %s: result %d: %w", ErrIntegrity, path, n, err)
+		}
+		n++
 		return fn(&s)
 	})
+}
+
+// check returns an error for a result no measurement can give: a negative latency, a status
+// code outside 0-999 (0 is a transport error), no send time.
+func (s *Sent) check() error {
+	switch {
+	case s.Latency < 0:
+		return fmt.Errorf("latency %s is negative", s.Latency)
+	case s.Code < 0 || s.Code > 999:
+		return fmt.Errorf("status code %d is not one", s.Code)
+	case s.Timestamp.IsZero():
+		return errors.New("no send time")
+	}
+	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
+	"github.com/bulkheadlab/bulkhead/internal/testenv"
 	"github.com/bulkheadlab/bulkhead/outcome"
 )
 
@@ -98,7 +99,7 @@ func TestScanRawReportsCorruptLines(t *testing.T) {
 func TestScanRawExample(t *testing.T) {
 	files, _ := filepath.Glob("../results/example/*/raw/*.json")
 	if len(files) == 0 {
-		t.Skip("no example run")
+		testenv.SkipOrFail(t, "no example run under results/example")
 	}
 	for _, f := range files {
 		var want []vegeta.Result

@@ -1,119 +1,37 @@
 package scenarios
 
 import (
+	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
 
 	"github.com/bulkheadlab/bulkhead/claim"
 	"github.com/bulkheadlab/bulkhead/faults"
-	"gopkg.in/yaml.v3"
 )
 
 // resourceKinds are the prefixes of resource names (outcome.Resource.Name) and whether they
 // name a dependency ("conns:B") or a pool ("pool:shared").
 var resourceKinds = map[string]string{
 	"pool": "pool", "queue": "pool", "conns": "dependency", "calls": "dependency", "breaker": "dependency",
-	"inbound": "inbound", "retry": "inbound",
+	"inbound": "inbound", "retry": "inbound", "eventloop": "scraped", "cpu": "scraped",
 }
 
 // plainResources are the resource names without a ":" part.
 var plainResources = []string{"inbound-conns", "outbound-conns", "goroutines", "heap-bytes", "stack-bytes"}
 
-func (d *decoder) claim(n *yaml.Node, path string, c *claim.Claim) {
-	fields := append([]field{
-		{name: "id", required: true, decode: d.str(&c.ID)},
-		{name: "says", required: true, decode: d.str(&c.Says)},
-	}, d.conditionFields(&c.Condition, true)...)
-	fields = append(fields,
-		field{name: "require", decode: func(n *yaml.Node, path string) {
-			c.Require = make([]claim.Condition, lenOf(n))
-			d.sequence(n, path, func(i int, n *yaml.Node, p string) {
-				d.mapping(n, p, d.conditionFields(&c.Require[i], true))
-			})
-		}},
-		field{name: "normal_load", decode: func(n *yaml.Node, path string) {
-			var b *bool
-			d.boolPtr(&b)(n, path)
-			c.NormalLoad = b != nil && *b
-		}})
-	d.mapping(n, path, fields)
-}
-
-// conditionFields are the fields of a comparison (a claim's, or one of its preconditions).
-func (d *decoder) conditionFields(c *claim.Condition, measureRequired bool) []field {
-	return []field{
-		{name: "measure", required: measureRequired, decode: func(n *yaml.Node, path string) { d.measure(n, path, &c.Measure, true) }},
-		{name: "op", required: true, decode: d.str(&c.Op)},
-		{name: "value", decode: func(n *yaml.Node, path string) {
-			var v float64
-			before := len(d.list)
-			d.floatField(&v)(n, path)
-			if len(d.list) == before {
-				c.Value = &v
-			}
-		}},
-		{name: "than", decode: func(n *yaml.Node, path string) {
-			m := &claim.Measure{}
-			if d.measure(n, path, m, true) {
-				c.Than = m
-			}
-		}},
-		{name: "factor", decode: func(n *yaml.Node, path string) {
-			before := len(d.list)
-			d.floatField(&c.Factor)(n, path)
-			if len(d.list) == before && c.Factor <= 0 {
-				d.add(path, "must be > 0 when set (omit it for 1), got %v", c.Factor)
-			}
-		}},
-		{name: "plus", decode: d.floatField(&c.Plus)},
-		{name: "tolerance", decode: d.floatField(&c.Tolerance)},
+// checkNoiseFloor checks that every metric given a noise floor is one of the catalogue's.
+func (s *Scenario) checkNoiseFloor(p *problems) {
+	for _, name := range slices.Sorted(maps.Keys(s.NoiseFloor)) {
+		if _, ok := claim.Lookup(name, true); ok {
+			continue
+		}
+		if _, ok := claim.Lookup(name, false); !ok {
+			p.add(join("noise_floor", name), "unknown metric %q (endpoint metrics: %s; resource metrics: %s)",
+				name, strings.Join(claim.EndpointMetrics, ", "), strings.Join(claim.ResourceMetrics, ", "))
+		}
 	}
-}
-
-// measure decodes a measure; full is false for the partial one under minus: or over:, whose
-// fields are all optional (taken from the measure around it).
-func (d *decoder) measure(n *yaml.Node, path string, m *claim.Measure, full bool) bool {
-	fields := []field{
-		{name: "metric", required: full, decode: d.str(&m.Metric)},
-		{name: "configuration", required: full, decode: d.str(&m.Configuration)},
-		{name: "phase", required: full, decode: d.str(&m.Phase)},
-		{name: "endpoint", decode: d.str(&m.Endpoint)},
-		{name: "resource", decode: d.str(&m.Resource)},
-		{name: "until", decode: d.str(&m.Until)},
-		{name: "level_of", decode: d.str(&m.LevelOf)},
-	}
-	if full {
-		fields = append(fields,
-			field{name: "minus", decode: func(n *yaml.Node, path string) {
-				o := &claim.Measure{}
-				if d.measure(n, path, o, false) {
-					m.Minus = o
-				}
-			}},
-			field{name: "over", decode: func(n *yaml.Node, path string) {
-				o := &claim.Measure{}
-				if d.measure(n, path, o, false) {
-					m.Over = o
-				}
-			}})
-	}
-	return d.mapping(n, path, fields)
-}
-
-// roles decodes the scenario's roles: block.
-func (d *decoder) roles(n *yaml.Node, path string, r *claim.Roles) {
-	d.mapping(n, path, []field{
-		{name: "shared", decode: d.str(&r.Shared)},
-		{name: "split", decode: d.str(&r.Split)},
-		{name: "fault_dependency", decode: d.str(&r.FaultDependency)},
-		{name: "affected", decode: d.str(&r.Affected)},
-		{name: "unaffected", decode: d.str(&r.Unaffected)},
-		{name: "baseline", decode: d.str(&r.Baseline)},
-		{name: "latency_phase", decode: d.str(&r.LatencyPhase)},
-		{name: "error_phase", decode: d.str(&r.ErrorPhase)},
-		{name: "normal_load", decode: d.strList(&r.NormalLoad)},
-	})
 }
 
 // checkClaims validates the claims against the rest of the scenario: unique ids, known
@@ -121,8 +39,14 @@ func (d *decoder) roles(n *yaml.Node, path string, r *claim.Roles) {
 // phases of normal_load claims declared as normal load.
 func (s *Scenario) checkClaims(p *problems) {
 	ids := map[string]bool{}
-	for i, c := range s.Claims {
-		path := index("claims", i)
+	written := 0
+	for _, c := range s.Claims {
+		path := index("claims", written)
+		if c.Test != "" {
+			path = fmt.Sprintf("tests(%s).%s", c.Test, c.ID) // derived: no line of its own
+		} else {
+			written++
+		}
 		s.checkUniqueName(p, join(path, "id"), "claim", c.ID, ids)
 		if strings.TrimSpace(c.Says) == "" {
 			p.add(join(path, "says"), "must say what the claim is")
@@ -176,7 +100,7 @@ func (s *Scenario) checkCondition(p *problems, path string, c claim.Condition) {
 	s.checkFullMeasure(p, join(path, "measure"), c.Measure)
 	if c.Than != nil {
 		s.checkFullMeasure(p, join(path, "than"), *c.Than)
-		if unitOfMeasure(c.Measure) != unitOfMeasure(*c.Than) && c.Factor == 0 {
+		if claim.UnitOf(c.Measure) != claim.UnitOf(*c.Than) && c.Factor == 0 {
 			p.add(join(path, "than"), "compares %s with %s: different units; give a factor to say how they relate",
 				c.Measure.Metric, c.Than.Metric)
 		}
@@ -195,18 +119,10 @@ func (s *Scenario) checkFullMeasure(p *problems, path string, m claim.Measure) {
 			key = "over"
 		}
 		s.checkMeasure(p, join(path, key), *o)
-		if unitOf(o.Metric) != unitOf(m.Metric) {
+		if claim.UnitOf(*o) != claim.UnitOf(m.Base()) {
 			p.add(join(join(path, key), "metric"), "compares %s with %s: different units", m.Metric, o.Metric)
 		}
 	}
-}
-
-// unitOfMeasure is the unit of a measure's value: a ratio (over:) has none.
-func unitOfMeasure(m claim.Measure) string {
-	if m.Over != nil {
-		return "ratio"
-	}
-	return unitOf(m.Metric)
 }
 
 // checkRoles checks that the roles: block names configurations, a dependency, endpoints and
@@ -222,8 +138,8 @@ func (s *Scenario) checkRoles(p *problems) {
 		i := slices.IndexFunc(s.Configurations, func(c Configuration) bool { return c.Name == name })
 		if i < 0 {
 			p.add(join("roles", key), "unknown configuration %q", name)
-		} else if s.Configurations[i].Mode != mode {
-			p.add(join("roles", key), "configuration %q has mode %q, not %s", name, s.Configurations[i].Mode, mode)
+		} else if m := s.Configurations[i].EffectiveMode(); m != mode {
+			p.add(join("roles", key), "configuration %q has mode %q, not %s", name, m, mode)
 		}
 	}
 	cfg("shared", r.Shared, "shared")
@@ -278,28 +194,24 @@ func (s *Scenario) checkRoles(p *problems) {
 	phase("latency_phase", r.LatencyPhase, latency, "latency fault on "+r.FaultDependency)
 	phase("error_phase", r.ErrorPhase, fast, "fault on "+r.FaultDependency+" that fails calls at once (reset, down, an error status)")
 	for i, name := range r.NormalLoad {
-		phase(index(join("roles", "normal_load"), i), name, nil, "")
+		phase(index("normal_load", i), name, nil, "")
 	}
-}
-
-// unitOf groups metrics whose values can be compared directly.
-func unitOf(metric string) string {
-	switch {
-	case strings.HasSuffix(metric, "_s"):
-		return "s"
-	case strings.HasSuffix(metric, "_ms"):
-		return "ms"
-	case strings.HasSuffix(metric, "_rate"), metric == "saturated_share":
-		return "share"
-	}
-	return "count"
 }
 
 func (s *Scenario) checkMeasure(p *problems, path string, m claim.Measure) {
-	// "rejected" is both: an endpoint's rejected requests, or a resource's rejection counter.
-	isEndpoint := slices.Contains(claim.EndpointMetrics, m.Metric) && (m.Resource == "" || !slices.Contains(claim.ResourceMetrics, m.Metric))
-	isResource := slices.Contains(claim.ResourceMetrics, m.Metric) && !isEndpoint
-	if !isEndpoint && !isResource {
+	// The subject decides which entry of the catalogue a name is ("rejected" is both): an
+	// endpoint metric when the measure names an endpoint, a resource metric when it names only
+	// a resource, and either (endpoint first) when it names neither.
+	entry, ok := claim.MetricOf(m)
+	if !ok && m.Endpoint == "" && m.Resource == "" {
+		entry, ok = claim.Lookup(m.Metric, true)
+	}
+	if !ok {
+		if other, found := claim.Lookup(m.Metric, m.Endpoint == ""); found {
+			entry, ok = other, true // the wrong subject: said below
+		}
+	}
+	if !ok {
 		p.add(join(path, "metric"), "unknown metric %q (endpoint metrics: %s; resource metrics: %s)",
 			m.Metric, strings.Join(claim.EndpointMetrics, ", "), strings.Join(claim.ResourceMetrics, ", "))
 	}
@@ -323,23 +235,36 @@ func (s *Scenario) checkMeasure(p *problems, path string, m claim.Measure) {
 		}
 		p.add(join(path, "phase"), "unknown phase %q (known: %s)", m.Phase, strings.Join(names, ", "))
 	}
-	switch {
-	case isEndpoint:
-		if m.Resource != "" {
+	if !ok {
+		return
+	}
+	for _, k := range entry.Keys {
+		if (k == "level_of" && m.LevelOf == "") || (k == "resource" && entry.Subject == claim.OfEndpoint && m.Resource == "") {
+			p.add(join(path, k), "%s needs %s: (%s)", m.Metric, k, entry.Doc)
+		}
+	}
+	if m.LevelOf != "" && !entry.Takes("level_of") {
+		p.add(join(path, "level_of"), "%s takes no level_of (only time_to_level_s does)", m.Metric)
+	}
+	if m.Until != "" && !entry.Takes("until") {
+		p.add(join(path, "until"), "%s takes no until (resource metrics of a window do)", m.Metric)
+	}
+	if m.LevelOf != "" && !slices.ContainsFunc(s.Endpoints, func(e Endpoint) bool { return e.Path == m.LevelOf }) {
+		p.add(join(path, "level_of"), "unknown endpoint %q", m.LevelOf)
+	}
+	switch entry.Subject {
+	case claim.OfEndpoint:
+		if m.Resource != "" && !entry.Takes("resource") {
 			p.add(join(path, "resource"), "%s is an endpoint metric: name an endpoint, not a resource", m.Metric)
+		} else if m.Resource != "" {
+			s.checkResource(p, join(path, "resource"), m.Resource, conf)
 		}
-		if m.Until != "" {
-			p.add(join(path, "until"), "until applies to resource metrics only")
-		}
-		switch {
-		case m.Metric == "time_to_level_s" && m.LevelOf == "":
-			p.add(join(path, "level_of"), "time_to_level_s needs level_of: the endpoint whose level is reached")
-		case m.Metric == "time_to_level_s" && !slices.ContainsFunc(s.Endpoints, func(e Endpoint) bool { return e.Path == m.LevelOf }):
-			p.add(join(path, "level_of"), "unknown endpoint %q", m.LevelOf)
-		case m.Metric != "time_to_level_s" && m.LevelOf != "":
-			p.add(join(path, "level_of"), "level_of applies to time_to_level_s only")
-		}
-		if m.Endpoint == "" {
+		if m.Endpoint == claim.Others {
+			if n := len(s.othersEndpoints()); len(s.Endpoints) <= othersFrom || n < 2 {
+				p.add(join(path, "endpoint"), "%q pools the endpoints that call no faulted dependency, in a scenario of more than %d endpoints; this one has %d endpoints, %d of them unfaulted",
+					claim.Others, othersFrom, len(s.Endpoints), n)
+			}
+		} else if m.Endpoint == "" {
 			p.add(join(path, "endpoint"), "%s is an endpoint metric: name the endpoint", m.Metric)
 		} else if !slices.ContainsFunc(s.Endpoints, func(e Endpoint) bool { return e.Path == m.Endpoint }) {
 			var paths []string
@@ -348,7 +273,7 @@ func (s *Scenario) checkMeasure(p *problems, path string, m claim.Measure) {
 			}
 			p.add(join(path, "endpoint"), "unknown endpoint %q (known: %s)", m.Endpoint, strings.Join(paths, ", "))
 		}
-	case isResource:
+	case claim.OfResource:
 		if m.Endpoint != "" {
 			p.add(join(path, "endpoint"), "%s is a resource metric: name a resource, not an endpoint", m.Metric)
 		}
@@ -358,16 +283,34 @@ func (s *Scenario) checkMeasure(p *problems, path string, m claim.Measure) {
 		} else {
 			s.checkResource(p, join(path, "resource"), m.Resource, conf)
 		}
-		if (m.Metric == "given_up" || m.Metric == "drained_s") && !strings.HasPrefix(m.Resource, "inbound:") {
-			p.add(join(path, "metric"), "%s is a metric of an inbound endpoint's backlog (inbound:<path>), got resource %q", m.Metric, m.Resource)
-		}
-		if m.Metric == "first_open_s" && !strings.HasPrefix(m.Resource, "breaker:") {
-			p.add(join(path, "metric"), "first_open_s is the first_saturated_s of a breaker:<dep>, got resource %q", m.Resource)
+		if entry.ResourcePrefix != "" && !strings.HasPrefix(m.Resource, entry.ResourcePrefix) {
+			p.add(join(path, "metric"), "%s is a metric of %s<...> resources (%s), got resource %q", m.Metric, entry.ResourcePrefix, entry.Doc, m.Resource)
 		}
 		if m.Until != "" {
 			s.checkResource(p, join(path, "until"), m.Until, conf)
 		}
 	}
+}
+
+// othersFrom is the number of endpoints above which the report pools the unfaulted ones into one
+// group (report/ingest's groupFrom): what a measure of claim.Others measures.
+const othersFrom = 8
+
+// othersEndpoints returns the endpoints that call no dependency any phase faults.
+func (s *Scenario) othersEndpoints() []string {
+	faulted := map[string]bool{}
+	for _, ph := range s.Phases {
+		for _, f := range ph.Faults {
+			faulted[f.Dependency] = true
+		}
+	}
+	var out []string
+	for _, e := range s.Endpoints {
+		if !slices.ContainsFunc(e.Calls, func(d string) bool { return faulted[d] }) {
+			out = append(out, e.Path)
+		}
+	}
+	return out
 }
 
 // checkResource checks that a resource name can appear in resources.csv for configuration conf
@@ -401,7 +344,9 @@ func (s *Scenario) checkResource(p *problems, path, name string, conf *Configura
 		}
 		return
 	}
-	if conf == nil {
+	// A target that is not the built-in service has the resources its /metrics gives: a claim
+	// may name one directly, pool and queue included, whatever pools it declares.
+	if conf == nil || conf.Target != nil || role == "scraped" {
 		return
 	}
 	i := slices.IndexFunc(conf.Pools, func(pl Pool) bool { return pl.Name == what })

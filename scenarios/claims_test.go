@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -77,6 +78,13 @@ func TestClaimsParse(t *testing.T) {
 	if c := s.Claims[3]; c.Measure.Until != "breaker:B" || c.Value == nil || *c.Value != 4 {
 		t.Errorf("b-held-slots = %+v", c)
 	}
+	// Each claim records where it is written (claims.json keeps it for the CI annotations).
+	base := strings.Count(claimsBase, "\n")
+	for i, line := range []int{base + 2, base + 7, base + 13, base + 20} {
+		if want := fmt.Sprintf("c.yaml:%d", line); s.Claims[i].Source != want {
+			t.Errorf("claim %s source %q, want %q", s.Claims[i].ID, s.Claims[i].Source, want)
+		}
+	}
 }
 
 func TestClaimsErrors(t *testing.T) {
@@ -116,11 +124,11 @@ func TestClaimsErrors(t *testing.T) {
 		{"breaker on a dependency without one", claim("{metric: first_open_s, configuration: shared, phase: slow-b, resource: breaker:A}", "    value: 1\n"),
 			`c.yaml:27: claims[0].measure.resource: "breaker:A": dependency "A" declares no breaker`},
 		{"first_open_s of something else", claim("{metric: first_open_s, configuration: shared, phase: slow-b, resource: pool:shared}", "    value: 1\n"),
-			`c.yaml:27: claims[0].measure.metric: first_open_s is the first_saturated_s of a breaker:<dep>`},
+			`c.yaml:27: claims[0].measure.metric: first_open_s is a metric of breaker:<...> resources`},
 		{"unknown resource kind", claim("{metric: max_in_use, configuration: shared, phase: slow-b, resource: threads:A}", "    value: 1\n"),
 			`c.yaml:27: claims[0].measure.resource: unknown resource "threads:A"`},
 		{"until on an endpoint metric", claim("{metric: p99_ms, configuration: shared, phase: slow-b, endpoint: /a, until: breaker:B}", "    value: 1\n"),
-			`c.yaml:27: claims[0].measure.until: until applies to resource metrics only`},
+			`c.yaml:27: claims[0].measure.until: p99_ms takes no until`},
 		{"units differ without a factor", claim(ok, "    than: {metric: p99_ms, configuration: shared, phase: slow-b, endpoint: /a}\n"),
 			`c.yaml:28: claims[0].than: compares success_rate with p99_ms: different units; give a factor`},
 		{"duplicate id", claim(ok, "    value: 1\n") + claim(ok, "    value: 1\n"), `c.yaml:29: claims[1].id: duplicate claim "x"`},
@@ -134,8 +142,12 @@ func TestClaimsErrors(t *testing.T) {
 			`claims[0].than: compares p99_ms with p99_ms: different units`},
 		{"time to level without level_of", claim("{metric: time_to_level_s, configuration: shared, phase: slow-b, endpoint: /a}", "    value: 1\n"),
 			`claims[0].measure.level_of: time_to_level_s needs level_of`},
+		{"attributed share without the resource it blames", claim("{metric: attributed_share, configuration: shared, phase: slow-b, endpoint: /b}", "    value: 1\n"),
+			`claims[0].measure.resource: attributed_share needs resource:`},
+		{"attributed share to a pool the configuration lacks", claim("{metric: attributed_share, configuration: capped, phase: slow-b, endpoint: /b, resource: pool:shared}", "    value: 1\n"),
+			`claims[0].measure.resource: "pool:shared": configuration "capped" has no pool "shared"`},
 		{"level_of on another metric", claim("{metric: p99_ms, configuration: shared, phase: slow-b, endpoint: /a, level_of: /b}", "    value: 1\n"),
-			`claims[0].measure.level_of: level_of applies to time_to_level_s only`},
+			`claims[0].measure.level_of: p99_ms takes no level_of (only time_to_level_s does)`},
 		{"a precondition is checked like a claim", claim(ok, "    value: 1\n    require:\n      - {measure: {metric: p98_ms, configuration: shared, phase: baseline, endpoint: /b}, op: \">\", value: 1}\n"),
 			`claims[0].require[0].measure.metric: unknown metric "p98_ms"`},
 		{"a normal-load claim on a phase not declared normal load", claim(ok, "    value: 1\n    normal_load: true\n"),
@@ -150,6 +162,8 @@ func TestClaimsErrors(t *testing.T) {
 			`roles.latency_phase: phase "slow-b" has no latency fault on A`},
 		{"a baseline with faults", claim(ok, "    value: 1\n") + "roles: {baseline: slow-b}\n",
 			`roles.baseline: phase "slow-b" has faults; a baseline has none`},
+		{"a normal-load phase that does not exist", claim(ok, "    value: 1\n") + "roles:\n  normal_load: [baseline, busy]\n",
+			`c.yaml:30: roles.normal_load[1]: unknown phase "busy"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

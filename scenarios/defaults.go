@@ -16,7 +16,6 @@ const (
 	// DefaultLoadTimeoutFactor times the client timeout is the load generator's own timeout.
 	DefaultLoadTimeoutFactor = 4
 	DefaultArrivals          = ArrivalsConstant
-	DefaultPoolKind          = service.KindSemaphore
 	DefaultDeadline          = service.DeadlinePerCall
 )
 
@@ -78,9 +77,7 @@ func (s *Scenario) complete(p *problems, defaultPools map[int]string) {
 			s.expandDefaultPools(p, c, path, deps)
 		}
 		for j := range c.Pools {
-			if c.Pools[j].Kind == "" {
-				c.Pools[j].Kind = DefaultPoolKind
-			}
+			c.Pools[j].PoolConfig = c.Pools[j].PoolConfig.WithDefaults()
 		}
 		if c.Mode == "" {
 			c.Mode = inferMode(c.Pools, deps)
@@ -103,12 +100,17 @@ func (s *Scenario) expandDefaultPools(p *problems, c *Configuration, path string
 	if s.Timeout <= 0 || len(deps) == 0 {
 		return // reported elsewhere; nothing sensible to expand
 	}
-	c.Pools = defaultPools(c.Mode, c.Size, deps, s.Timeout)
+	pools, err := defaultPools(c.Mode, c.Size, deps, s.Timeout)
+	if err != nil {
+		p.add(join(cfg, "size"), "`pools: default`: %v", err)
+		return
+	}
+	c.Pools = pools
 	parts := make([]string, len(c.Pools))
 	for i, pl := range c.Pools {
 		parts[i] = pl.String()
 	}
-	s.Resolved[path] = fmt.Sprintf("default %s P=%d = %s", c.Mode, c.Size, strings.Join(parts, "; "))
+	s.Resolved[path] = fmt.Sprintf("default %s P=%d = %s (%d slots in all)", c.Mode, c.Size, strings.Join(parts, "; "), c.Size)
 }
 
 // inferMode is the mode a configuration without one has: no pools = none, a single pool covering

@@ -13,11 +13,12 @@ import (
 // guarantees: the point is to catch the run that needs a thousand times what the machine has,
 // before it starts.
 const (
-	// RawBytesPerRequest is one vegeta JSON line of a raw results file: the mean over the 13,000
-	// lines of results/example (329 bytes; the longest, a rejection with every header, 449).
-	RawBytesPerRequest = 330
-	// ResourceRowBytes is one row of resources.csv (results/example: 183,298 bytes in 7,173 rows).
-	ResourceRowBytes = 26
+	// RawBytesPerRequest is one vegeta JSON line of a raw results file: the mean over the 14,000
+	// lines of results/example (339 bytes; the longest, a rejection with every header, 449).
+	RawBytesPerRequest = 340
+	// ResourceRowBytes is one row of resources.csv (results/example: 784,803 bytes in 15,446
+	// rows, 51 each, since a row carries its interval's mean, maximum and time at capacity).
+	ResourceRowBytes = 52
 	// FDsPerInFlight: a request in flight holds three connections whose both ends are in this
 	// process (load generator to service, service to proxy, proxy to dependency).
 	FDsPerInFlight = 6
@@ -41,6 +42,31 @@ const (
 	// resourcesPerSample is the rows one resources sample writes besides the pools' and the
 	// dependencies' (goroutines, heap, stack, inbound and outbound connections).
 	resourcesPerSample = 5
+	// DependencyRowBytes is one row of dependencies.csv, per dependency per sample (a hypothesis
+	// run: 15,852 bytes in 192 rows, 83 each; its answer-time columns widen with their spread).
+	DependencyRowBytes = 128
+	// PlotBytes is one figure of the report, PNG and SVG together (the SVG embeds its fonts): 650
+	// to 820 KB each in a hypothesis report, the latency heatmaps the largest.
+	PlotBytes = 820 << 10
+	// PlotsPerConfigurationRun are the figures of each configuration run (latency, outcomes,
+	// throughput, latency heatmap, send lag, resources: report/output's PlotsOf); a run of several
+	// configurations adds PlotsSideBySide, and every endpoint shown one percentile figure.
+	PlotsPerConfigurationRun = 6
+	PlotsSideBySide          = 2
+	// SummaryBytesPerEndpointPhase is summary.json's account of one endpoint in one phase of one
+	// configuration run (statistics, percentile curve, histogram); SummaryBytesPerEndpointSecond
+	// its time line per second; report.md adds ReportBytesBase and ReportBytesPerEndpointPhase.
+	// results/example (2 runs x 2 endpoints x 7 phases, 70 s): summary.json 586 KB, report.md 31 KB.
+	SummaryBytesPerEndpointPhase  = 16 << 10
+	SummaryBytesPerEndpointSecond = 1 << 10
+	ReportBytesBase               = 32 << 10
+	ReportBytesPerEndpointPhase   = 1 << 10
+	// EventBytesPerEndpointSecond is the load generator child's event log (attack.stdout.jsonl):
+	// one progress entry per endpoint a second.
+	EventBytesPerEndpointSecond = 128
+	// reportGroupFrom is report/ingest's groupFrom: above this many endpoints, those that call no
+	// faulted dependency are reported (and plotted) as one group.
+	reportGroupFrom = 8
 )
 
 // Estimate is what a run of a scenario needs, computed from the scenario alone (see
@@ -50,8 +76,14 @@ const (
 type Estimate struct {
 	// Requests is the number of requests sent over the whole run.
 	Requests float64
-	// RawBytes is what the run writes: raw results and resources.csv.
+	// RawBytes is what the run writes: raw results, resources.csv, dependencies.csv and the load
+	// generator's event log.
 	RawBytes float64
+	// ReportBytes is what `bulkhead report` writes beside them: Plots figures (PNG and SVG),
+	// summary.json and report.md.
+	ReportBytes float64
+	// Plots is the number of figures the report draws.
+	Plots int
 	// InFlight is the peak number of requests in flight, in the configuration run with the most,
 	// times the runs at once. An endpoint at its highest rate may have every request take the
 	// load generator's whole timeout, capped by the load generator's workers
@@ -128,14 +160,22 @@ func (s *Scenario) Estimate(parallel int) Estimate {
 	for _, c := range s.Configurations {
 		w := 0.0
 		for _, p := range c.Pools {
-			if p.Kind == service.KindWorkers {
-				w += float64(p.Size)
-			}
+			w += float64(service.PoolGoroutines(p.PoolConfig))
 		}
 		workers, pools = max(workers, w), max(pools, float64(len(c.Pools)))
 	}
 	rows := samples * (resourcesPerSample + 2*float64(len(s.Dependencies)) + 2*pools)
-	est.RawBytes = est.Requests*RawBytesPerRequest + rows*ResourceRowBytes*runs
+	est.RawBytes = est.Requests*RawBytesPerRequest + rows*ResourceRowBytes*runs +
+		runs*samples*float64(len(s.Dependencies))*DependencyRowBytes +
+		runs*timeline.Seconds()*float64(len(s.Endpoints))*EventBytesPerEndpointSecond
+	shown := float64(s.shownEndpoints())
+	est.Plots = nruns*PlotsPerConfigurationRun + int(shown)
+	if len(s.Configurations) > 1 {
+		est.Plots += PlotsSideBySide
+	}
+	phases := float64(len(s.Phases))
+	est.ReportBytes = float64(est.Plots)*PlotBytes + ReportBytesBase +
+		runs*shown*(phases*(SummaryBytesPerEndpointPhase+ReportBytesPerEndpointPhase)+timeline.Seconds()*SummaryBytesPerEndpointSecond)
 	deps, eps := float64(len(s.Dependencies)), float64(len(s.Endpoints))
 	est.FileDescriptors = FDsBase + k*(deps*FDsPerDependency+eps+inFlight*FDsPerInFlight)
 	est.MemoryBytes = MemoryBase + k*(eps*MemoryPerEndpoint+inFlight*MemoryPerInFlight+
@@ -147,6 +187,30 @@ func (s *Scenario) Estimate(parallel int) Estimate {
 		est.Wall = time.Duration(wall * float64(time.Second))
 	}
 	return est
+}
+
+// shownEndpoints is how many endpoints the report shows one by one: all of them up to
+// reportGroupFrom, else those that call a faulted dependency and one group for the rest.
+func (s *Scenario) shownEndpoints() int {
+	if len(s.Endpoints) <= reportGroupFrom {
+		return len(s.Endpoints)
+	}
+	faulted := map[string]bool{}
+	for _, ph := range s.Phases {
+		for _, f := range ph.Faults {
+			faulted[f.Dependency] = true
+		}
+	}
+	n := 1
+	for _, e := range s.Endpoints {
+		for _, d := range e.Calls {
+			if faulted[d] {
+				n++
+				break
+			}
+		}
+	}
+	return n
 }
 
 // endpointDemand is what one endpoint asks of a configuration run: its highest rate, and how
@@ -186,8 +250,9 @@ func (s *Scenario) inFlight(c Configuration, demands []endpointDemand) float64 {
 
 // String writes the estimate on one line.
 func (e Estimate) String() string {
-	return fmt.Sprintf("%s requests, %s of raw results, %s requests in flight at the peak, %s file descriptors, %s of memory, %v of wall time (%d configuration run(s) at once)",
-		Count(e.Requests), Bytes(e.RawBytes), Count(e.InFlight), Count(e.FileDescriptors), Bytes(e.MemoryBytes), e.Wall, e.Parallel)
+	return fmt.Sprintf("%s requests, %s of raw results and %s of report (%d plots), %s requests in flight at the peak, %s file descriptors, %s of memory, %v of wall time (%d configuration %s at once)",
+		Count(e.Requests), Bytes(e.RawBytes), Bytes(e.ReportBytes), e.Plots, Count(e.InFlight), Count(e.FileDescriptors), Bytes(e.MemoryBytes), e.Wall, e.Parallel,
+		map[bool]string{true: "run", false: "runs"}[e.Parallel == 1])
 }
 
 // Bytes writes n bytes with a binary unit ("1.5 GiB").
@@ -232,8 +297,8 @@ type Machine struct {
 // Exceeds returns, one per line, what e needs beyond what m has, or nil when it fits.
 func (e Estimate) Exceeds(m Machine) []string {
 	var over []string
-	if m.FreeDisk > 0 && e.RawBytes > m.FreeDisk {
-		over = append(over, fmt.Sprintf("%s of raw results, but %s free where they go", Bytes(e.RawBytes), Bytes(m.FreeDisk)))
+	if disk := e.RawBytes + e.ReportBytes; m.FreeDisk > 0 && disk > m.FreeDisk {
+		over = append(over, fmt.Sprintf("%s of raw results and report, but %s free where they go", Bytes(disk), Bytes(m.FreeDisk)))
 	}
 	if m.MaxFiles > 0 && e.FileDescriptors > m.MaxFiles {
 		over = append(over, fmt.Sprintf("%s file descriptors, but the limit (RLIMIT_NOFILE) is %s", Count(e.FileDescriptors), Count(m.MaxFiles)))

@@ -24,7 +24,7 @@ phases:
 `))
 	fmt.Println(err)
 	// Output:
-	// scenarios/x.yaml:5: load.arivals: unknown field "arivals" (known: rate, arrivals, timeout, lag_limit)
+	// scenarios/x.yaml:5: load.arivals: unknown field "arivals" (known: rate, arrivals, timeout, drift, lag_limit)
 	// scenarios/x.yaml:8: configurations[0].pools: dependency "B" is in no pool; each dependency belongs to exactly one pool
 	// scenarios/x.yaml:13: phases[0].faults[0].dependency: unknown dependency "C" (known: A, B)
 }
@@ -37,6 +37,6 @@ func ExampleOpen() {
 	fmt.Println(s.Path, s.Duration(), s.Phases[3].Faults[0].Params.(*faults.Latency).Latency)
 	fmt.Println(s.Resolved["phases[3].faults[0].latency"])
 	// Output:
-	// builtin:hypothesis 48s 450ms
+	// builtin:hypothesis 1m10s 450ms
 	// 0.9x timeout = 450ms (timeout 500ms)
 }

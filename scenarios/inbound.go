@@ -2,11 +2,7 @@ package scenarios
 
 import (
 	"slices"
-	"strconv"
-	"strings"
 	"time"
-
-	"gopkg.in/yaml.v3"
 
 	"github.com/bulkheadlab/bulkhead/loadgen"
 	"github.com/bulkheadlab/bulkhead/service"
@@ -30,69 +26,6 @@ import (
 //	  - name: burst
 //	    duration: 3s
 //	    rates: {/webhooks/c: 100/s}
-
-func (d *decoder) inbound(n *yaml.Node, path string, e *Endpoint) {
-	in := &service.InboundConfig{}
-	if isNull(deref(n)) {
-		d.add(path, "expected a mapping (use {} for all defaults)")
-		return
-	}
-	var dedupe, omit *bool
-	if d.mapping(n, path, []field{
-		{name: "attempts", decode: d.intField(&in.Attempts)},
-		{name: "retry_delay", decode: d.duration(&in.RetryDelay, true)},
-		{name: "max_backlog", decode: d.intField(&in.MaxBacklog)},
-		{name: "dedupe", decode: d.boolPtr(&dedupe)},
-		{name: "omit_attempt", decode: d.boolPtr(&omit)},
-	}) {
-		in.Dedupe = dedupe != nil && *dedupe
-		in.OmitAttempt = omit != nil && *omit
-		e.Inbound = in
-	}
-}
-
-// phaseRates decodes `rates: {/path: 100/s, /other: 0}`: a rate as load.rate takes it, or 0.
-func (d *decoder) phaseRates(n *yaml.Node, path string, p *Phase) {
-	n = deref(n)
-	if isNull(n) {
-		return
-	}
-	if n.Kind != yaml.MappingNode {
-		d.addAt(n.Line, path, "expected a mapping of endpoint path to rate, got %s", describe(n))
-		return
-	}
-	p.Rates = map[string]float64{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := deref(n.Content[i]), deref(n.Content[i+1])
-		fp := path + "." + k.Value
-		if k.Kind != yaml.ScalarNode {
-			d.addAt(k.Line, path, "a key must be an endpoint path, got %s", describe(k))
-			continue
-		}
-		d.lines[fp] = k.Line
-		if _, dup := p.Rates[k.Value]; dup {
-			d.addAt(k.Line, fp, "duplicate endpoint %q", k.Value)
-			continue
-		}
-		if v.Kind == yaml.ScalarNode && isZeroRate(v.Value) {
-			p.Rates[k.Value] = 0
-			continue
-		}
-		var r float64
-		before := len(d.list)
-		d.rate(&r)(v, fp)
-		if len(d.list) == before {
-			p.Rates[k.Value] = r
-		}
-	}
-}
-
-// isZeroRate reports whether s is a rate of zero ("0", "0/s", "0/1m").
-func isZeroRate(s string) bool {
-	num, _, _ := strings.Cut(strings.TrimSpace(s), "/")
-	v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
-	return err == nil && v == 0
-}
 
 // checkInbound validates the pools' lists of inbound endpoints and per-phase rates; the inbound
 // shape itself is the service's check.

@@ -7,17 +7,16 @@ import (
 	"io"
 	"math"
 	"os"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
-	"github.com/bulkheadlab/bulkhead/claim"
 	"github.com/bulkheadlab/bulkhead/faults"
 	"github.com/bulkheadlab/bulkhead/loadgen"
-	"github.com/bulkheadlab/bulkhead/service"
 )
 
 // Load reads, decodes, completes and validates the scenario file at path. It blocks on reading
@@ -118,12 +117,13 @@ func Parse(name string, data []byte) (*Scenario, error) {
 	if !d.expand(root) { // `count` families and `for_each` templates, see expand.go
 		return nil, d.err() // recursive or too large: walking it is the danger
 	}
-	if !d.scenario(root, s) {
+	if !d.decodeStruct(root, "", reflect.ValueOf(s).Elem(), false) {
 		return nil, d.err() // not a mapping at all: nothing else is worth saying
 	}
 	d.resolveRelatives()
 	s.Resolved = d.resolved
 	s.complete(&d.problems, d.defaultPools)
+	s.deriveTests(&d.problems)
 
 	v := s.validate()
 	decoded := d.fields() // what decoding found: Validate does not repeat it
@@ -342,26 +342,6 @@ func strOf[T ~string](d *decoder, dst *T) func(*yaml.Node, string) {
 	}
 }
 
-func (d *decoder) strList(dst *[]string) func(*yaml.Node, string) {
-	return func(n *yaml.Node, path string) {
-		n = deref(n)
-		if !isNull(n) && n.Kind != yaml.SequenceNode {
-			d.addAt(n.Line, path, "expected a list, got %s", describe(n))
-			return
-		}
-		if isNull(n) {
-			return
-		}
-		out := make([]string, len(n.Content))
-		d.sequence(n, path, func(i int, c *yaml.Node, p string) {
-			if v, ok := d.scalar(c, p, "a name"); ok {
-				out[i] = v
-			}
-		})
-		*dst = out
-	}
-}
-
 func (d *decoder) integer(n *yaml.Node, path string, bits int) (int64, bool) {
 	n = deref(n)
 	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
@@ -392,18 +372,6 @@ func (d *decoder) int64Field(dst *int64) func(*yaml.Node, string) {
 	}
 }
 
-func (d *decoder) uint32Field(dst *uint32) func(*yaml.Node, string) {
-	return func(n *yaml.Node, path string) {
-		if v, ok := d.integer(n, path, 64); ok {
-			if v < 0 || v > math.MaxUint32 {
-				d.add(path, "must be between 0 and %d, got %d", uint32(math.MaxUint32), v)
-				return
-			}
-			*dst = uint32(v)
-		}
-	}
-}
-
 func (d *decoder) floatField(dst *float64) func(*yaml.Node, string) {
 	return func(n *yaml.Node, path string) {
 		n = deref(n)
@@ -417,18 +385,6 @@ func (d *decoder) floatField(dst *float64) func(*yaml.Node, string) {
 			return
 		}
 		*dst = v
-	}
-}
-
-func (d *decoder) boolPtr(dst **bool) func(*yaml.Node, string) {
-	return func(n *yaml.Node, path string) {
-		n = deref(n)
-		if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
-			d.addAt(n.Line, path, "expected true or false, got %s", describe(n))
-			return
-		}
-		b := n.Value == "true" || n.Value == "True" || n.Value == "TRUE"
-		*dst = &b
 	}
 }
 
@@ -507,172 +463,6 @@ func (d *decoder) resolveRelatives() {
 	}
 }
 
-// scenario decodes the top-level mapping.
-func (d *decoder) scenario(n *yaml.Node, s *Scenario) bool {
-	return d.mapping(n, "", []field{
-		{name: "name", required: true, decode: d.str(&s.Name)},
-		{name: "description", decode: d.str(&s.Description)},
-		{name: "seed", decode: d.int64Field(&s.Seed)},
-		{name: "timeout", required: true, decode: func(n *yaml.Node, path string) {
-			before := len(d.list)
-			d.duration(&s.Timeout, false)(n, path)
-			d.timeout, d.timeoutOK = s.Timeout, len(d.list) == before
-		}},
-		{name: "dependencies", required: true, decode: func(n *yaml.Node, path string) {
-			s.Dependencies = make([]Dependency, lenOf(n))
-			d.sequence(n, path, func(i int, n *yaml.Node, p string) { d.dependency(n, p, &s.Dependencies[i]) })
-		}},
-		{name: "endpoints", required: true, decode: func(n *yaml.Node, path string) {
-			s.Endpoints = make([]Endpoint, lenOf(n))
-			d.sequence(n, path, func(i int, n *yaml.Node, p string) { d.endpoint(n, p, &s.Endpoints[i]) })
-		}},
-		{name: "configurations", required: true, decode: func(n *yaml.Node, path string) {
-			s.Configurations = make([]Configuration, lenOf(n))
-			d.sequence(n, path, func(i int, n *yaml.Node, p string) { d.configuration(n, p, i, &s.Configurations[i]) })
-		}},
-		{name: "load", required: true, decode: func(n *yaml.Node, path string) { d.load(n, path, &s.Load) }},
-		{name: "phases", required: true, decode: func(n *yaml.Node, path string) {
-			s.Phases = make([]Phase, lenOf(n))
-			d.sequence(n, path, func(i int, n *yaml.Node, p string) { d.phase(n, p, &s.Phases[i]) })
-		}},
-		{name: "repetitions", decode: d.intField(&s.Repetitions)},
-		{name: "limits", decode: func(n *yaml.Node, path string) {
-			d.mapping(n, path, []field{
-				{name: "max_inbound_conns", decode: d.intField(&s.Limits.MaxInboundConns)},
-				{name: "max_outbound_conns", decode: d.intField(&s.Limits.MaxOutboundConns)},
-			})
-		}},
-		{name: "sample_every", decode: func(n *yaml.Node, path string) {
-			before, pending := len(d.list), len(d.pending)
-			d.duration(&s.SampleEvery, true)(n, path)
-			if len(d.list) == before && len(d.pending) == pending && s.SampleEvery <= 0 {
-				// Written explicitly: 0 would silently mean the default, so say so.
-				d.add(path, "must be > 0 when set (omit it for the default %v)", DefaultSampleEvery)
-			}
-		}},
-		{name: "claims", decode: func(n *yaml.Node, path string) {
-			s.Claims = make([]claim.Claim, lenOf(n))
-			d.sequence(n, path, func(i int, n *yaml.Node, p string) { d.claim(n, p, &s.Claims[i]) })
-		}},
-		{name: "roles", decode: func(n *yaml.Node, path string) { d.roles(n, path, &s.Roles) }},
-		{name: "sweep", decode: func(n *yaml.Node, path string) { s.Sweep = &SweepSpec{}; d.sweepSpec(n, path, s.Sweep) }},
-	})
-}
-
-// lenOf is the length of a list node (0 for anything else), to size slices before decoding into
-// their elements by pointer.
-func lenOf(n *yaml.Node) int {
-	n = deref(n)
-	if n != nil && n.Kind == yaml.SequenceNode {
-		return len(n.Content)
-	}
-	return 0
-}
-
-func (d *decoder) dependency(n *yaml.Node, path string, dep *Dependency) {
-	d.mapping(n, path, []field{
-		{name: "name", required: true, decode: d.str(&dep.Name)},
-		{name: "latency", decode: d.duration(&dep.Latency, true)},
-		{name: "jitter", decode: d.duration(&dep.Jitter, true)},
-		{name: "upstream", decode: d.str(&dep.Upstream)},
-		{name: "listen", decode: d.str(&dep.Listen)},
-		{name: "breaker", decode: func(n *yaml.Node, path string) {
-			b := &service.BreakerConfig{}
-			if isNull(deref(n)) {
-				d.add(path, "expected a mapping (use {} for all defaults)")
-				return
-			}
-			if d.mapping(n, path, []field{
-				{name: "slow_call_threshold", decode: d.duration(&b.SlowCallThreshold, true)},
-				{name: "min_calls", decode: d.uint32Field(&b.MinCalls)},
-				{name: "failure_ratio", decode: d.floatField(&b.FailureRatio)},
-				{name: "open_timeout", decode: d.duration(&b.OpenTimeout, true)},
-				{name: "interval", decode: d.duration(&b.Interval, true)},
-			}) {
-				dep.Breaker = b
-			}
-		}},
-	})
-}
-
-func (d *decoder) endpoint(n *yaml.Node, path string, e *Endpoint) {
-	d.mapping(n, path, []field{
-		{name: "path", required: true, decode: d.str(&e.Path)},
-		{name: "calls", required: true, decode: d.strList(&e.Calls)},
-		{name: "deadline", decode: strOf(d, &e.Deadline)},
-		{name: "rate", decode: d.rate(&e.Rate)},
-		{name: "inbound", decode: func(n *yaml.Node, path string) { d.inbound(n, path, e) }},
-	})
-}
-
-func (d *decoder) configuration(n *yaml.Node, path string, i int, c *Configuration) {
-	d.mapping(n, path, []field{
-		{name: "name", required: true, decode: d.str(&c.Name)},
-		{name: "mode", decode: d.str(&c.Mode)},
-		{name: "size", decode: d.intField(&c.Size)},
-		{name: "breakers", decode: d.boolPtr(&c.Breakers)},
-		{name: "target", decode: func(n *yaml.Node, path string) { d.target(n, path, c) }},
-		{name: "pools", decode: func(n *yaml.Node, path string) {
-			n = deref(n)
-			if n.Kind == yaml.ScalarNode && n.Tag != "!!null" {
-				if n.Value != "default" {
-					d.addAt(n.Line, path, "expected a list of pools or \"default\", got %s", describe(n))
-					return
-				}
-				if d.defaultPools == nil {
-					d.defaultPools = map[int]string{}
-				}
-				d.defaultPools[i] = path
-				return
-			}
-			if n.Kind != yaml.SequenceNode && !isNull(n) {
-				d.addAt(n.Line, path, "expected a list of pools or \"default\", got %s", describe(n))
-				return
-			}
-			c.Pools = make([]Pool, lenOf(n))
-			d.sequence(n, path, func(j int, n *yaml.Node, p string) { d.pool(n, p, &c.Pools[j]) })
-		}},
-	})
-	if _, ok := d.lines[join(path, "size")]; ok {
-		if _, isDefault := d.defaultPools[i]; !isDefault {
-			d.add(join(path, "size"), "size is P for `pools: default`; with explicit pools give each pool its size")
-		}
-	}
-}
-
-func (d *decoder) pool(n *yaml.Node, path string, p *Pool) {
-	d.mapping(n, path, []field{
-		{name: "name", required: true, decode: d.str(&p.Name)},
-		{name: "kind", decode: strOf(d, &p.Kind)},
-		{name: "size", required: true, decode: d.intField(&p.Size)},
-		{name: "queue", decode: d.intField(&p.QueueCapacity)},
-		{name: "max_wait", decode: d.duration(&p.MaxWait, true)},
-		{name: "dependencies", required: true, decode: d.strList(&p.Dependencies)},
-		{name: "inbound", decode: d.strList(&p.Inbound)},
-	})
-}
-
-func (d *decoder) load(n *yaml.Node, path string, l *LoadSpec) {
-	d.mapping(n, path, []field{
-		{name: "rate", required: true, decode: d.rate(&l.Rate)},
-		{name: "arrivals", decode: d.str(&l.Arrivals)},
-		{name: "timeout", decode: d.duration(&l.Timeout, true)},
-		{name: "lag_limit", decode: d.duration(&l.LagLimit, false)},
-	})
-}
-
-func (d *decoder) phase(n *yaml.Node, path string, p *Phase) {
-	d.mapping(n, path, []field{
-		{name: "name", required: true, decode: d.str(&p.Name)},
-		{name: "duration", required: true, decode: d.duration(&p.Duration, true)},
-		{name: "faults", decode: func(n *yaml.Node, path string) {
-			p.Faults = make([]faults.Fault, lenOf(n))
-			d.sequence(n, path, func(i int, n *yaml.Node, fp string) { d.fault(n, fp, &p.Faults[i]) })
-		}},
-		{name: "rates", decode: func(n *yaml.Node, path string) { d.phaseRates(n, path, p) }},
-	})
-}
-
 // fault decodes one fault: the keys every fault has, then the keys its type declares, asked of
 // the faults registry (a new fault type needs no change here). A key that only other types take is
 // reported as such; an unknown type is reported by Validate.
@@ -724,8 +514,9 @@ func (d *decoder) fault(n *yaml.Node, path string, f *faults.Fault) {
 	d.mapping(n, path, fields)
 }
 
-// param decodes one fault parameter by its Go type (faults.Fields lists the kinds there are).
-// Durations may be written relative to the timeout.
+// param decodes one parameter of a fault or a pool kind by its Go type (faults.Fields and
+// service.PoolParamFields list the types there are). Durations may be written relative to the
+// timeout.
 func (d *decoder) param(ptr any) func(*yaml.Node, string) {
 	switch p := ptr.(type) {
 	case *time.Duration:
@@ -739,7 +530,7 @@ func (d *decoder) param(ptr any) func(*yaml.Node, string) {
 	case *string:
 		return d.str(p)
 	}
-	panic(fmt.Sprintf("scenarios: fault parameter of type %T", ptr)) // faults.Register refuses these
+	panic(fmt.Sprintf("scenarios: parameter of type %T", ptr)) // faults.Register and service.RegisterPoolKind refuse these
 }
 
 // mappingValue returns the scalar value of key in the mapping n, or "" when n is not a mapping or

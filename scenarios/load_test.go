@@ -88,6 +88,8 @@ func TestParseErrors(t *testing.T) {
 		{"negative dependency latency", "  - name: A\n", "  - name: A\n    latency: -5ms\n", `t.yaml:5: dependencies[0].latency: must be >= 0, got -5ms`},
 		{"sample_every zero when set", "", "sample_every: 0s\n", `t.yaml:16: sample_every: must be > 0 when set`},
 		{"negative lag limit", "  rate: 10/s\n", "  rate: 10/s\n  lag_limit: -1ms\n", `t.yaml:11: load.lag_limit: must be > 0, got -1ms`},
+		{"drift under a second", "  rate: 10/s\n", "  rate: 10/s\n  drift: 500ms\n", `t.yaml:11: load.drift: 500ms is shorter than 1s: a drifting stream sends 1/drift requests a second more than its rate`},
+		{"drift with Poisson arrivals", "  rate: 10/s\n", "  rate: 10/s\n  arrivals: poisson\n  drift: 10s\n", `t.yaml:12: load.drift: only constant arrivals have an offset to drift (arrivals is poisson)`},
 		{"load timeout not above the client timeout", "  rate: 10/s\n", "  rate: 10/s\n  timeout: 500ms\n", `t.yaml:11: load.timeout: 500ms must exceed the client timeout 500ms`},
 
 		// Relative amounts.
@@ -137,7 +139,10 @@ func TestParseErrors(t *testing.T) {
 		{"pool size zero", "  - name: none\n", "  - name: s\n    pools: [{name: p, size: 0, dependencies: [A, B]}]\n", `t.yaml:13: configurations[0].pools[0].size: must be > 0, got 0`},
 		{"pool size negative", "  - name: none\n", "  - name: s\n    pools:\n      - name: p\n        size: -3\n        dependencies: [A, B]\n", `t.yaml:15: configurations[0].pools[0].size: must be > 0, got -3`},
 		{"pool queue negative", "  - name: none\n", "  - name: s\n    pools: [{name: p, size: 1, queue: -1, dependencies: [A, B]}]\n", `configurations[0].pools[0].queue: must be >= 0`},
-		{"unknown pool kind", "  - name: none\n", "  - name: s\n    pools: [{name: p, kind: threads, size: 1, dependencies: [A, B]}]\n", `t.yaml:13: configurations[0].pools[0].kind: unknown pool kind "threads" (known: semaphore, workers)`},
+		{"unknown pool kind", "  - name: none\n", "  - name: s\n    pools: [{name: p, kind: threads, size: 1, dependencies: [A, B]}]\n", `t.yaml:13: configurations[0].pools[0].kind: unknown pool kind "threads" (known: ` + poolKindList() + ")"},
+		{"pool key of another kind", "  - name: none\n", "  - name: s\n    pools: [{name: p, size: 1, smoothing: 0.5, dependencies: [A, B]}]\n", `configurations[0].pools[0].smoothing: only gradient2 and vegas pools take smoothing (kind is semaphore)`},
+		{"adaptive parameter out of range", "  - name: none\n", "  - name: s\n    pools: [{name: p, kind: gradient2, size: 10, rtt_tolerance: 0.5, dependencies: [A, B]}]\n", `t.yaml:13: configurations[0].pools[0].rtt_tolerance: must be in [1, 100] (0 = 1.5), got 0.5`},
+		{"adaptive pool with a queue", "  - name: none\n", "  - name: s\n    pools: [{name: p, kind: aimd, size: 10, queue: 3, dependencies: [A, B]}]\n", `configurations[0].pools[0].queue: an adaptive pool rejects at once when its limit is reached: queue must be 0`},
 		{"duplicate pool", "  - name: none\n", "  - name: s\n    pools: [{name: p, size: 1, dependencies: [A]}, {name: p, size: 1, dependencies: [B]}]\n", `configurations[0].pools[1].name: duplicate pool "p"`},
 		{"shared with two pools", "  - name: none\n", "  - name: s\n    mode: shared\n    pools: [{name: pa, size: 1, dependencies: [A]}, {name: pb, size: 1, dependencies: [B]}]\n", `t.yaml:14: configurations[0].pools: mode shared needs exactly one pool covering every dependency, got 2 pools`},
 		{"shared without pools", "  - name: none\n", "  - name: s\n    mode: shared\n", `t.yaml:12: configurations[0].pools: mode shared needs exactly one pool`},
@@ -344,6 +349,49 @@ func TestParseFaultTypes(t *testing.T) {
 	})
 }
 
+// A pool's kind decides which keys beside the common ones it takes, read through the pool kinds
+// registry; durations may be relative to the timeout; a marshalled scenario loads back the same.
+func TestParsePoolKinds(t *testing.T) {
+	tests := []struct {
+		yaml string
+		want service.PoolConfig
+	}{
+		{"{name: p, size: 4, dependencies: [A, B]}", service.PoolConfig{Name: "p", Kind: service.KindSemaphore, Size: 4, Dependencies: []string{"A", "B"}}},
+		{"{name: p, kind: workers, size: 4, queue: 8, max_wait: 1x, dependencies: [A, B]}",
+			service.PoolConfig{Name: "p", Kind: service.KindWorkers, Size: 4, QueueCapacity: 8, MaxWait: 500 * time.Millisecond, Dependencies: []string{"A", "B"}}},
+		{"{name: p, kind: gradient2, size: 10, dependencies: [A, B]}",
+			service.PoolConfig{Name: "p", Kind: service.KindGradient2, Size: 10, Dependencies: []string{"A", "B"}, Params: &service.Gradient2Params{}}},
+		{"{name: p, kind: aimd, size: 10, min_limit: 2, backoff_ratio: 0.75, timeout: 0.8x, dependencies: [A, B]}",
+			service.PoolConfig{Name: "p", Kind: service.KindAIMD, Size: 10, Dependencies: []string{"A", "B"},
+				Params: &service.AIMDParams{MinLimit: 2, BackoffRatio: 0.75, Timeout: 400 * time.Millisecond}}},
+		{"{name: p, kind: vegas, size: 10, alpha: 2, beta: 5, seed: 7, dependencies: [A, B]}",
+			service.PoolConfig{Name: "p", Kind: service.KindVegas, Size: 10, Dependencies: []string{"A", "B"},
+				Params: &service.VegasParams{Alpha: 2, Beta: 5, Seed: 7}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.yaml, func(t *testing.T) {
+			s, err := Parse("t.yaml", []byte(edit(t, "  - name: none\n", "  - name: s\n    pools: ["+tt.yaml+"]\n")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := s.Configurations[0].Pools[0].PoolConfig; !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %+v (%v), want %+v (%v)", got, got.Params, tt.want, tt.want.Params)
+			}
+			out, err := s.Marshal()
+			if err != nil {
+				t.Fatal(err)
+			}
+			back, err := Parse("back.yaml", out)
+			if err != nil {
+				t.Fatalf("marshalled scenario does not load: %v\n%s", err, out)
+			}
+			if got := back.Configurations[0].Pools[0].PoolConfig; !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("after a marshal round trip %+v (%v), want %+v", got, got.Params, tt.want)
+			}
+		})
+	}
+}
+
 func TestParseRelativeAmounts(t *testing.T) {
 	tests := []struct {
 		name, field, text string
@@ -437,4 +485,13 @@ func TestParseWholeFile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// poolKindList is the registered pool kinds as an "unknown pool kind" message lists them.
+func poolKindList() string {
+	var names []string
+	for _, k := range service.PoolKinds() {
+		names = append(names, string(k))
+	}
+	return strings.Join(names, ", ")
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/bulkheadlab/bulkhead/claim"
 )
@@ -98,12 +98,18 @@ func (o Overrides) check(s *Scenario) error {
 // that do, and returns the claims it dropped.
 func (s *Scenario) keepOnly(names []string) (dropped []claim.Claim) {
 	var keep []Configuration
-	for _, c := range s.Configurations {
+	index := map[int]int{} // old configuration index -> new
+	for i, c := range s.Configurations {
 		if slices.Contains(names, c.Name) {
+			index[i] = len(keep)
 			keep = append(keep, c)
 		}
 	}
 	s.Configurations = keep
+	// What the loader resolved and where each field was written are keyed by field path: the
+	// kept configurations' entries move to their new index, the others' go.
+	s.Resolved = reindexConfigurations(s.Resolved, index)
+	s.lines = reindexConfigurations(s.lines, index)
 	kept := func(name string) bool { return slices.Contains(names, name) }
 	var claims []claim.Claim
 	for _, c := range s.Claims {
@@ -119,6 +125,28 @@ func (s *Scenario) keepOnly(names []string) (dropped []claim.Claim) {
 	// Roles naming a configuration that will not run are left out the same way.
 	s.Roles = s.Roles.Keep(kept)
 	return dropped
+}
+
+// reindexConfigurations returns m with its "configurations[i]..." keys moved to
+// "configurations[index[i]]...", and those of a configuration index leaves out removed; other
+// keys are kept.
+func reindexConfigurations[V any](m map[string]V, index map[int]int) map[string]V {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]V, len(m))
+	for k, v := range m {
+		var i int
+		if n, _ := fmt.Sscanf(k, "configurations[%d]", &i); n == 1 {
+			j, ok := index[i]
+			if !ok {
+				continue
+			}
+			k = fmt.Sprintf("configurations[%d]", j) + k[strings.Index(k, "]")+1:]
+		}
+		out[k] = v
+	}
+	return out
 }
 
 // clone copies s deeply enough for Override: the slices and maps it changes are new.

@@ -21,13 +21,13 @@ func TestOverride(t *testing.T) {
 	}{
 		{name: "nothing to change", scen: "hypothesis", o: Overrides{},
 			check: func(t *testing.T, s *Scenario) {
-				if s.Duration() != 48*time.Second {
+				if s.Duration() != 70*time.Second {
 					t.Errorf("duration %v", s.Duration())
 				}
 			}},
 		{name: "scale shortens every phase", scen: "hypothesis", o: Overrides{Scale: 0.3},
 			check: func(t *testing.T, s *Scenario) {
-				if s.Duration() != 14400*time.Millisecond || s.Phases[0].Duration != 2400*time.Millisecond {
+				if s.Duration() != 21*time.Second || s.Phases[0].Duration != 3600*time.Millisecond {
 					t.Errorf("duration %v, first phase %v", s.Duration(), s.Phases[0].Duration)
 				}
 			}},
@@ -60,7 +60,7 @@ func TestOverride(t *testing.T) {
 				}
 			}, dropped: -1},
 		{name: "an unknown configuration is refused, naming the ones there are", scen: "hypothesis", o: Overrides{Only: []string{"nope"}},
-			wantErr: `only: no configuration "nope" in builtin:hypothesis (have: shared, split)`},
+			wantErr: `only: no configuration "nope" in builtin:hypothesis (have: shared, split, adaptive-shared, adaptive-split)`},
 		{name: "a negative scale is refused", scen: "hypothesis", o: Overrides{Scale: -1}, wantErr: "scale: must be > 0"},
 		{name: "a negative rate is refused", scen: "hypothesis", o: Overrides{Rate: -5}, wantErr: "rate: must be > 0"},
 		{name: "a result that does not validate is refused", scen: "hypothesis", o: Overrides{Scale: 1e-12}, wantErr: "after overrides"},
@@ -119,5 +119,27 @@ func TestOverriddenScenarioRoundTrips(t *testing.T) {
 	}
 	if back.Duration() != s.Duration() || back.Repetitions != 2 || back.Endpoints[0].Rate != 30 || latency(back) != 450*time.Millisecond {
 		t.Errorf("loaded back: %v, %d repetitions, %g/s, latency %v", back.Duration(), back.Repetitions, back.Endpoints[0].Rate, latency(back))
+	}
+}
+
+// --only re-keys what the loader resolved: the kept configuration's pool shorthand moves to its
+// new index, the dropped one's goes (the plan and the manifest print them by field path).
+func TestOnlyReindexesResolved(t *testing.T) {
+	sc, err := Open("smoke")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sc.Override(Overrides{Only: []string{"split"}}); err != nil {
+		t.Fatal(err)
+	}
+	got := sc.Resolved["configurations[0].pools"]
+	if !strings.HasPrefix(got, "default split") {
+		t.Errorf("configurations[0].pools = %q, want split's expansion", got)
+	}
+	if v, ok := sc.Resolved["configurations[1].pools"]; ok {
+		t.Errorf("configurations[1].pools = %q, want no entry (one configuration left)", v)
+	}
+	if sc.Resolved["phases[1].faults[0].latency"] == "" {
+		t.Errorf("other entries lost: %v", sc.Resolved)
 	}
 }

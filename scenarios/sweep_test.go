@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // decodeSweep runs the `sweep:` block decoder on text and returns the block and the problems.
@@ -18,7 +18,7 @@ func decodeSweep(t *testing.T, text string) (SweepSpec, string) {
 	}
 	d := &decoder{problems: problems{file: "s.yaml", lines: map[string]int{}}, resolved: map[string]string{}}
 	var sp SweepSpec
-	d.sweepSpec(doc.Content[0], "sweep", &sp)
+	d.decodeStruct(doc.Content[0], "sweep", reflect.ValueOf(&sp).Elem(), false)
 	var msgs []string
 	for _, e := range d.list {
 		msgs = append(msgs, e.Error())

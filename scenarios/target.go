@@ -1,170 +1,99 @@
 package scenarios
 
 import (
-	"bytes"
 	"fmt"
+	"maps"
 	"net"
-	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
-
-	"gopkg.in/yaml.v3"
+	"time"
 
 	"github.com/bulkheadlab/bulkhead/outcome"
-	"github.com/bulkheadlab/bulkhead/scrape"
+	"github.com/bulkheadlab/bulkhead/target"
 )
 
-// Target kinds (Target.Kind).
-const (
-	TargetBuiltIn = "builtin"
-	TargetCommand = "command"
-	TargetURL     = "url"
-)
-
-// Target is a configuration's system under test when it is not the built-in service: a command
-// the runner starts (Command, reached at URL when given) or a service already running (URL
-// alone). Placeholders in Command, Env, Ready, Metrics and URL are filled when the target starts:
-// {port} is a port free on the runner's host for the service, {dep.NAME} the host:port dependency
-// NAME is reached at (its proxy).
+// Target is a configuration's system under test when it is not the built-in service: a target
+// of a registered kind (package target: a command the runner starts, a service already running
+// at a URL, ...), with the keys every kind has, the kind's own keys, and the pool layout the
+// target states of itself.
 type Target struct {
-	// Command is the argv started for this configuration only, stopped when it ends.
-	Command []string `yaml:"command,omitempty" json:"command,omitempty"`
-	// URL is the base URL the load is sent to. Without Command it is a service already running;
-	// with Command it is where the started service is reached, and may use {port}: a command
-	// that runs the service on another host or network namespace ("ssh host ...", "ip netns exec
-	// ns ...") names that host here. "" with Command means http://127.0.0.1:{port}.
-	URL string `yaml:"url,omitempty" json:"url,omitempty"`
-	// Dir is Command's working directory, relative to the scenario file; "" means its folder.
-	Dir string `yaml:"dir,omitempty" json:"dir,omitempty"`
-	// Env adds variables to Command's environment.
-	Env map[string]string `yaml:"env,omitempty" json:"env,omitempty"`
-	// Ready is polled until it answers 2xx before the load starts; "" means the base URL
-	// answering anything (a URL target) or nothing (a command target).
-	Ready string `yaml:"ready,omitempty" json:"ready,omitempty"`
-	// Metrics is a Prometheus text endpoint scraped at sample_every into resources.csv.
-	Metrics string `yaml:"metrics,omitempty" json:"metrics,omitempty"`
-	// Scrape tunes the scraping of Metrics (timeout, own mappings).
-	Scrape scrape.Config `yaml:"scrape,omitempty" json:"scrape,omitempty"`
-	// Outcomes maps the target's responses to outcome classes (defaults when empty).
-	Outcomes outcome.Mapping `yaml:"outcomes,omitempty" json:"outcomes,omitempty"`
+	target.Config `yaml:",inline"`
+	// Layout states the target's pool layout as its user knows it, apart from the built-in
+	// service's pools (nil: the configuration's mode and pools stand for it, as before).
+	Layout *Layout `yaml:"layout,omitempty"`
 }
 
-// Kind is TargetCommand, TargetURL, or TargetBuiltIn for a nil Target.
-func (t *Target) Kind() string {
-	switch {
-	case t == nil:
-		return TargetBuiltIn
-	case len(t.Command) > 0:
-		return TargetCommand
-	default:
-		return TargetURL
+// MarshalYAML writes the target as one flat mapping: the common keys, the kind's own, layout.
+func (t Target) MarshalYAML() (any, error) {
+	return t.Config.MarshalYAMLWith(struct {
+		Layout *Layout `yaml:"layout,omitempty"`
+	}{t.Layout})
+}
+
+// TargetConfig returns the configuration's target as package target takes it: nil for the
+// built-in service.
+func (c Configuration) TargetConfig() *target.Config {
+	if c.Target == nil {
+		return nil
 	}
+	return &c.Target.Config
+}
+
+// Layout is how a target that is not the built-in service shares its scarce resources between
+// dependencies, as its user knows it: a mode (shared, split or none: no limiter at all) and the
+// pools it has, each with the dependencies whose calls take it. A pool's name is the name its
+// resources are scraped under (pool:<name>, queue:<name>); its size and max wait are optional
+// and only shown in the report and used as bounds (a proxy's queue timeout as max_wait). Roles
+// and claims read the layout's mode, so a target with no limiter declares mode none and invents
+// no pool.
+type Layout struct {
+	// Mode is shared (one pool for every dependency), split (one per dependency, or per group)
+	// or none (no limiter at all).
+	Mode string `yaml:"mode" json:"mode"`
+	// Pools are the target's pools; none for mode none.
+	Pools []LayoutPool `yaml:"pools,omitempty" json:"pools,omitempty"`
+}
+
+// LayoutPool is one pool of a Layout.
+type LayoutPool struct {
+	// Name is the name the pool's resources are scraped under: pool:<name>, queue:<name>.
+	Name string `yaml:"name" json:"name"`
+	// Dependencies lists the dependencies whose calls take the pool's slots; a dependency is in
+	// one pool at most.
+	Dependencies []string `yaml:"dependencies" json:"dependencies"`
+	// Size is the pool's slots, when known (0: unknown): shown in the report and the plan.
+	Size int `yaml:"size,omitempty" json:"size,omitempty"`
+	// MaxWait is the longest a call waits for a slot, when known: the bound its queue is
+	// judged against (a proxy's queue timeout).
+	MaxWait time.Duration `yaml:"max_wait,omitempty" json:"max_wait,omitempty"`
+}
+
+// Topology is the contract view of a layout, for the report: its mode and pools, with the
+// scenario's endpoints and client timeout.
+func (l *Layout) Topology(s *Scenario) outcome.Topology {
+	t := outcome.Topology{Mode: l.Mode, ClientTimeout: s.Timeout}
+	for _, p := range l.Pools {
+		t.Pools = append(t.Pools, outcome.TopologyPool{Name: p.Name, Size: p.Size, MaxWait: p.MaxWait, Dependencies: p.Dependencies})
+	}
+	for _, e := range s.Endpoints {
+		t.Endpoints = append(t.Endpoints, outcome.TopologyCall{Path: e.Path, Calls: e.Calls})
+	}
+	return t
+}
+
+// EffectiveMode is the pool layout roles and claims see: the target's stated layout, else the
+// configuration's mode.
+func (c Configuration) EffectiveMode() string {
+	if c.Target != nil && c.Target.Layout != nil {
+		return c.Target.Layout.Mode
+	}
+	return c.Mode
 }
 
 var yamlLineRef = regexp.MustCompile(`line \d+: `)
-
-var targetPlaceholder = regexp.MustCompile(`\{([^{}]*)\}`)
-
-// Expand fills the placeholders of s: {port} with port, {dep.NAME} with deps[NAME]. It returns
-// an error naming the first unknown placeholder.
-func Expand(s, port string, deps map[string]string) (string, error) {
-	var bad string
-	out := targetPlaceholder.ReplaceAllStringFunc(s, func(m string) string {
-		key := m[1 : len(m)-1]
-		if key == "port" && port != "" {
-			return port
-		}
-		if name, ok := strings.CutPrefix(key, "dep."); ok {
-			if a, ok := deps[name]; ok {
-				return a
-			}
-		}
-		if bad == "" {
-			bad = m
-		}
-		return m
-	})
-	if bad != "" {
-		return "", fmt.Errorf("unknown placeholder %s", bad)
-	}
-	return out, nil
-}
-
-// target decodes a configuration's target: mapping. scrape and outcomes are decoded strictly
-// into their packages' own types (one definition per concept).
-func (d *decoder) target(n *yaml.Node, path string, c *Configuration) {
-	t := &Target{}
-	ok := d.mapping(n, path, []field{
-		{name: "command", decode: d.strList(&t.Command)},
-		{name: "url", decode: d.str(&t.URL)},
-		{name: "dir", decode: d.str(&t.Dir)},
-		{name: "env", decode: func(n *yaml.Node, path string) { d.strict(n, path, &t.Env) }},
-		{name: "ready", decode: d.str(&t.Ready)},
-		{name: "metrics", decode: d.str(&t.Metrics)},
-		{name: "scrape", decode: func(n *yaml.Node, path string) {
-			if d.strict(n, path, &t.Scrape) {
-				if err := scrape.Validate(join(path, "resources"), t.Scrape.Resources); err != nil {
-					d.addAt(deref(n).Line, path, "%v", err)
-				}
-				if t.Scrape.Timeout < 0 {
-					d.add(join(path, "timeout"), "must not be negative")
-				}
-			}
-		}},
-		{name: "outcomes", decode: func(n *yaml.Node, path string) {
-			if d.strict(n, path, &t.Outcomes) {
-				if err := t.Outcomes.Validate(path); err != nil {
-					d.addAt(deref(n).Line, path, "%v", err)
-				}
-			}
-		}},
-	})
-	if !ok {
-		return
-	}
-	c.Target = t
-	switch {
-	case len(t.Command) == 0 && t.URL == "":
-		d.add(path, "needs command (a service to start) or url (one already running)")
-	case len(t.Command) == 0 && (t.Dir != "" || len(t.Env) > 0):
-		d.add(path, "dir and env are for command targets; a url target is already running")
-	}
-	for _, f := range []struct{ key, val string }{{"url", t.URL}, {"ready", t.Ready}, {"metrics", t.Metrics}} {
-		if f.val == "" {
-			continue
-		}
-		probe := targetPlaceholder.ReplaceAllString(f.val, "1")
-		if u, err := url.Parse(probe); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			d.add(join(path, f.key), "%q is not an http(s) URL", f.val)
-		}
-	}
-}
-
-// strict decodes n into v with yaml's known-fields check, reporting an unknown or mistyped key
-// at n's line under path.
-func (d *decoder) strict(n *yaml.Node, path string, v any) bool {
-	n = deref(n)
-	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	if err := enc.Encode(n); err != nil {
-		d.addAt(n.Line, path, "%v", err)
-		return false
-	}
-	dec := yaml.NewDecoder(&buf)
-	dec.KnownFields(true)
-	if err := dec.Decode(v); err != nil {
-		msg := err.Error()
-		if te, ok := err.(*yaml.TypeError); ok {
-			msg = strings.Join(te.Errors, "; ")
-		}
-		// The line numbers are the re-encoded node's; the node's own line is the one to show.
-		msg = yamlLineRef.ReplaceAllString(strings.TrimPrefix(msg, "yaml: "), "")
-		d.addAt(n.Line, path, "%s", msg)
-		return false
-	}
-	return true
-}
 
 // checkTargets checks what needs the whole scenario: placeholders name known dependencies, and
 // listen addresses are host:port and distinct.
@@ -195,27 +124,89 @@ func (s *Scenario) checkTargets(p *problems) {
 		}
 	}
 	for i, c := range s.Configurations {
-		t := c.Target
+		t := c.TargetConfig()
 		if t == nil {
 			continue
 		}
 		path := fmt.Sprintf("configurations[%d].target", i)
-		check := func(field, v string) {
-			if _, err := Expand(v, "1", deps); err != nil {
-				p.add(join(path, field), "%v (known: {port}, {dep.NAME} for a dependency NAME)", err)
+		strs := t.Strings()
+		ports := map[string]string{}
+		for _, name := range target.PortNames(slices.Collect(maps.Values(strs))...) {
+			ports[name] = "1"
+		}
+		for _, key := range slices.Sorted(maps.Keys(strs)) {
+			if _, err := target.ExpandAt(strs[key], "h", ports, deps); err != nil {
+				p.add(join(path, key), "%v (known: {host}, {port}, {port:NAME}, {dep.NAME} for a dependency NAME)", err)
 			}
 		}
-		for j, a := range t.Command {
-			check(fmt.Sprintf("command[%d]", j), a)
+		for j, a := range t.Version {
+			if len(target.PortNames(a)) > 0 || strings.Contains(a, "{dep.") {
+				p.add(fmt.Sprintf("%s.version[%d]", path, j), "takes no placeholders: the version command runs before any port or proxy exists")
+			}
 		}
-		for k, v := range t.Env {
-			check("env."+k, v)
+		s.checkTargetFiles(p, t, path)
+	}
+}
+
+// checkTargetFiles checks that the files a target names (target.Files) are there, in its folder
+// relative to the scenario's: the runner copies them into the run folder before anything starts.
+func (s *Scenario) checkTargetFiles(p *problems, t *target.Config, path string) {
+	k, err := target.Of(t)
+	if err != nil {
+		return // reported by the decoder
+	}
+	fk, ok := k.(target.Files)
+	if !ok {
+		return
+	}
+	dir, files := fk.Files(t)
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(s.Dir(), dir)
+	}
+	for j, f := range files {
+		if !filepath.IsLocal(f) {
+			continue // the kind's Check says so
 		}
-		check("ready", t.Ready)
-		check("metrics", t.Metrics)
-		check("url", t.URL)
-		if len(t.Command) == 0 && strings.Contains(t.URL, "{port}") {
-			p.add(join(path, "url"), "{port} is for command targets; a url target's port is fixed")
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			p.add(fmt.Sprintf("%s.files[%d]", path, j), "%s: not found in %s (the runner copies it into the run folder)", f, orDot(dir))
+		}
+	}
+}
+
+func orDot(dir string) string {
+	if dir == "" {
+		return "."
+	}
+	return dir
+}
+
+// checkLayout checks a target's layout: a known mode, named pools, no dependency in two pools.
+func (d *decoder) checkLayout(l *Layout, path string) {
+	switch l.Mode {
+	case outcome.ModeShared, outcome.ModeSplit, outcome.ModeNone:
+	default:
+		d.add(join(path, "mode"), "%q is not shared, split or none", l.Mode)
+	}
+	if l.Mode == outcome.ModeNone && len(l.Pools) > 0 {
+		d.add(join(path, "pools"), "mode none has no pools")
+	}
+	owner := map[string]string{}
+	for i, p := range l.Pools {
+		pp := fmt.Sprintf("%s.pools[%d]", path, i)
+		if p.Name == "" {
+			d.add(join(pp, "name"), "missing")
+		}
+		if p.Size < 0 {
+			d.add(join(pp, "size"), "must not be negative")
+		}
+		if p.MaxWait < 0 {
+			d.add(join(pp, "max_wait"), "must not be negative")
+		}
+		for _, dep := range p.Dependencies {
+			if o, ok := owner[dep]; ok {
+				d.add(join(pp, "dependencies"), "dependency %q is already in pool %q", dep, o)
+			}
+			owner[dep] = p.Name
 		}
 	}
 }

@@ -30,6 +30,27 @@ func (s *Scenario) Validate() error {
 func (s *Scenario) validate() *problems {
 	p := &problems{file: s.Path, lines: s.lines}
 	s.checkName(p, "name", s.Name)
+	s.checkTopLevel(p)
+	s.checkTargets(p)
+	for i, d := range s.Dependencies {
+		path := index("dependencies", i)
+		checkDuration(p, join(path, "latency"), d.Latency)
+		checkDuration(p, join(path, "jitter"), d.Jitter)
+	}
+	s.checkEndpoints(p)
+	s.checkLoad(p)
+	s.checkConfigurations(p)
+	s.checkService(p)
+	s.checkPhases(p)
+	s.checkInbound(p)
+	s.checkRoles(p)
+	s.checkClaims(p)
+	s.checkNoiseFloor(p)
+	return p
+}
+
+// checkTopLevel checks the repetitions and the sampling period.
+func (s *Scenario) checkTopLevel(p *problems) {
 	switch {
 	case s.Repetitions < 0:
 		p.add("repetitions", "must be >= 0, got %d", s.Repetitions)
@@ -44,17 +65,11 @@ func (s *Scenario) validate() *problems {
 	case s.SampleEvery > service.MaxDuration:
 		p.add("sample_every", "%v is longer than the %v allowed", s.SampleEvery, service.MaxDuration)
 	}
+}
 
-	s.checkTargets(p)
-	known := map[string]bool{}
-	for i, d := range s.Dependencies {
-		known[d.Name] = true
-		path := index("dependencies", i)
-		checkDuration(p, join(path, "latency"), d.Latency)
-		checkDuration(p, join(path, "jitter"), d.Jitter)
-	}
-	knownList := s.knownList()
-
+// checkEndpoints checks the endpoints' own rates and that no two write the same raw file (the
+// service checks the rest).
+func (s *Scenario) checkEndpoints(p *problems) {
 	files := map[string]string{} // lower-cased raw file name -> endpoint path
 	for i, e := range s.Endpoints {
 		path := index("endpoints", i)
@@ -70,12 +85,29 @@ func (s *Scenario) validate() *problems {
 		}
 		files[strings.ToLower(name)] = e.Path
 	}
+}
 
+// MinDrift is the shortest load.drift: a stream drifting one interval per second already sends one
+// request a second more than its rate.
+const MinDrift = time.Second
+
+// checkLoad checks the load: its rate, arrivals, drift, lag limit and timeout.
+func (s *Scenario) checkLoad(p *problems) {
 	checkRate(p, "load.rate", s.Load.Rate)
 	switch s.Load.Arrivals {
 	case "", ArrivalsConstant, ArrivalsPoisson:
 	default:
 		p.add("load.arrivals", "unknown arrivals %q (known: %s, %s)", s.Load.Arrivals, ArrivalsConstant, ArrivalsPoisson)
+	}
+	switch {
+	case s.Load.Drift < 0:
+		p.add("load.drift", "must be > 0, got %v", s.Load.Drift)
+	case s.Load.Drift > 0 && s.Load.Drift < MinDrift:
+		p.add("load.drift", "%v is shorter than %v: a drifting stream sends 1/drift requests a second more than its rate", s.Load.Drift, MinDrift)
+	case s.Load.Drift > service.MaxDuration:
+		p.add("load.drift", "%v is longer than the %v allowed", s.Load.Drift, service.MaxDuration)
+	case s.Load.Drift > 0 && s.Load.Arrivals == ArrivalsPoisson:
+		p.add("load.drift", "only constant arrivals have an offset to drift (arrivals is %s)", s.Load.Arrivals)
 	}
 	switch {
 	case s.Load.LagLimit < 0:
@@ -89,7 +121,11 @@ func (s *Scenario) validate() *problems {
 	case s.Load.Timeout > 0 && s.Timeout > 0 && s.Load.Timeout <= s.Timeout:
 		p.add("load.timeout", "%v must exceed the client timeout %v, or the load generator gives up before the service can answer", s.Load.Timeout, s.Timeout)
 	}
+}
 
+// checkConfigurations checks the configurations' count, names and folders, and what each adds
+// to the service's rules.
+func (s *Scenario) checkConfigurations(p *problems) {
 	switch {
 	case len(s.Configurations) == 0:
 		p.add("configurations", "at least one configuration is needed")
@@ -104,8 +140,11 @@ func (s *Scenario) validate() *problems {
 		checkFolderName(p, path, c.Name, folders)
 		s.checkConfiguration(p, index("configurations", i), c)
 	}
-	s.checkService(p)
+}
 
+// checkPhases checks the phases: their count, names, durations, the time line's length, and
+// each phase's faults.
+func (s *Scenario) checkPhases(p *problems) {
 	switch {
 	case len(s.Phases) > MaxPhases:
 		p.add("phases", "%d phases, more than the %d allowed", len(s.Phases), MaxPhases)
@@ -117,7 +156,7 @@ func (s *Scenario) validate() *problems {
 	if len(s.Phases) == 0 {
 		p.add("phases", "at least one phase is needed")
 	}
-	names = map[string]bool{}
+	names := map[string]bool{}
 	for i, ph := range s.Phases {
 		path := index("phases", i)
 		s.checkUniqueName(p, join(path, "name"), "phase", ph.Name, names)
@@ -127,31 +166,36 @@ func (s *Scenario) validate() *problems {
 		case ph.Duration > MaxTimeline:
 			p.add(join(path, "duration"), "%v is longer than the %v allowed for the whole time line", ph.Duration, MaxTimeline)
 		}
-		// Faults on one dependency add up; two of the same type and stream would be one toxic.
-		type key struct {
-			dep, typ string
-			dir      faults.Direction
+		s.checkFaults(p, path, ph)
+	}
+}
+
+// checkFaults checks a phase's faults: known dependencies, no two of one type on one stream
+// (they would be one toxic), and each fault's own check.
+func (s *Scenario) checkFaults(p *problems, path string, ph Phase) {
+	known := map[string]bool{}
+	for _, d := range s.Dependencies {
+		known[d.Name] = true
+	}
+	type key struct {
+		dep, typ string
+		dir      faults.Direction
+	}
+	seen := map[key]bool{}
+	for j, f := range ph.Faults {
+		fp := index(join(path, "faults"), j)
+		if !known[f.Dependency] {
+			p.add(join(fp, "dependency"), "unknown dependency %q (known: %s)", f.Dependency, s.knownList())
 		}
-		seen := map[key]bool{}
-		for j, f := range ph.Faults {
-			fp := index(join(path, "faults"), j)
-			if !known[f.Dependency] {
-				p.add(join(fp, "dependency"), "unknown dependency %q (known: %s)", f.Dependency, knownList)
-			}
-			k := key{f.Dependency, f.Type, faults.Direction(f.Direction.String())}
-			if seen[k] {
-				p.add(fp, "a second %s fault on %q in the same phase", f.Type, f.Dependency)
-			}
-			seen[k] = true
-			for _, pr := range f.Check() {
-				p.add(join(fp, pr.Field), "%s", pr.Reason)
-			}
+		k := key{f.Dependency, f.Type, faults.Direction(f.Direction.String())}
+		if seen[k] {
+			p.add(fp, "a second %s fault on %q in the same phase", f.Type, f.Dependency)
+		}
+		seen[k] = true
+		for _, pr := range f.Check() {
+			p.add(join(fp, pr.Field), "%s", pr.Reason)
 		}
 	}
-	s.checkInbound(p)
-	s.checkRoles(p)
-	s.checkClaims(p)
-	return p
 }
 
 // checkName reports an empty or unusable name (service.ValidName: names become folder names,
@@ -205,7 +249,7 @@ func (s *Scenario) checkService(p *problems) {
 	seen := map[[2]string]bool{}
 	for i, c := range confs {
 		var ve *service.ValidationError
-		if !errors.As(s.serviceConfig(c, placeholderURL).Validate(), &ve) {
+		if !errors.As(s.serviceConfig(c, PlaceholderURL).Validate(), &ve) {
 			continue
 		}
 		for _, fe := range ve.Problems {
@@ -219,8 +263,11 @@ func (s *Scenario) checkService(p *problems) {
 	}
 }
 
-// placeholderURL stands in for the proxies' URLs when a configuration is validated before a run.
-func placeholderURL(string) string { return "http://dependency.invalid" }
+// PlaceholderURL stands for dependency dep's proxy address while a configuration is validated or
+// planned, before any proxy listens ("http://proxy-of-a.invalid": the .invalid top-level domain
+// resolves nowhere). Nothing derived from a config depends on it but the URLs themselves, which
+// a run fills with service.Config.WithURLs.
+func PlaceholderURL(dep string) string { return "http://proxy-of-" + strings.ToLower(dep) + ".invalid" }
 
 // scenarioPath maps a field path of configuration conf's service.Config to the scenario's: the
 // mode and pools are the configuration's, the client timeout is the scenario's timeout, the

@@ -2,18 +2,30 @@ package scrape
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
 	"github.com/bulkheadlab/bulkhead/outcome"
 	"github.com/prometheus/common/model"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Mapping turns metric series into resources. With Label set, every value of that label seen on
 // the InUse (or Free) metric is one resource "<Resource>:<value>", and the other series of the
-// mapping are joined to it by the same label value; with Label empty, Resource is the whole
-// resource name and each series is summed over its samples.
+// mapping are joined to it by the same label value. Label may also be a template of several
+// labels, "{proxy}/{server}" (a reverse proxy names a server by its backend and its own name):
+// each series' labels fill it, and the filled text names and joins the resource. Two series of
+// the InUse (or Free) metric that fill the same name are an error naming both. With Label
+// empty, Resource is the whole resource name and each series is summed over its samples.
+//
+// Values are read as floats and keep their fractions through the run folder and the report
+// (outcome.Resource's levels are float64): a CPU share of 0.35 of a core against a bound of 1
+// needs no scale. Scale multiplies every level and capacity read (0 means 1), so a gauge in
+// seconds can be a level in milliseconds (an event loop's delay against a bound of 50 ms); a
+// rejection counter is read unscaled and rounded to a whole count. A capacity series reading
+// NaN or +Inf is "no limit" (capacity 0, unbounded), as exporters write an unset limit; a level
+// reading NaN leaves that resource out of the sample.
 //
 // It is a plain struct with yaml tags, so a scenario can list its own mappings next to the
 // target:
@@ -30,20 +42,25 @@ type Mapping struct {
 	// Resource is a resource kind (outcome.ResourceKinds) when Label is set, else a whole
 	// resource name: "<kind>:<what>" or one of outcome.PlainResources.
 	Resource string `yaml:"resource" json:"resource"`
-	// Label is the label whose value names the resource and joins the series; "" for one
-	// resource.
+	// Label is the label whose value names the resource and joins the series, or a template of
+	// labels in braces ("{proxy}/{server}"); "" for one resource.
 	Label string `yaml:"label,omitempty" json:"label,omitempty"`
 	// InUse is the series of the units in use. Exactly one of InUse and Free is set.
 	InUse Series `yaml:"in_use,omitempty" json:"in_use,omitempty"`
 	// Free is the series of the units free; in use is then capacity - free.
 	Free Series `yaml:"free,omitempty" json:"free,omitempty"`
 	// Capacity is the series of the resource's capacity. When unset, CapacityValue is used (0:
-	// unbounded, which a Free mapping cannot be).
-	Capacity      Series `yaml:"capacity,omitempty" json:"capacity,omitempty"`
-	CapacityValue int    `yaml:"capacity_value,omitempty" json:"capacity_value,omitempty"`
+	// unbounded, which a Free mapping cannot be); it may be a fraction (a bound of 0.05 s).
+	Capacity Series `yaml:"capacity,omitempty" json:"capacity,omitempty"`
+	// CapacityValue is a fixed capacity, for a resource whose page has no capacity series.
+	CapacityValue float64 `yaml:"capacity_value,omitempty" json:"capacity_value,omitempty"`
 	// Rejected is an optional counter of calls turned away because the resource was exhausted,
-	// summed over its matching samples; absent from a scrape it reads 0.
+	// summed over its matching samples. Unset, or absent from a scrape, the rejections are
+	// unknown (outcome.Resource.RejectedUnknown), not 0.
 	Rejected Series `yaml:"rejected,omitempty" json:"rejected,omitempty"`
+	// Scale multiplies every value the mapping reads but the rejection counter (0 means 1): 1000
+	// turns seconds into milliseconds. Fractions are kept either way.
+	Scale float64 `yaml:"scale,omitempty" json:"scale,omitempty"`
 	// OmitZeroCapacity drops a resource whose capacity reads 0 (a pool without a waiting room
 	// has no queue resource).
 	OmitZeroCapacity bool `yaml:"omit_zero_capacity,omitempty" json:"omit_zero_capacity,omitempty"`
@@ -56,8 +73,10 @@ type Mapping struct {
 // alternatives separated by '|' ("full|wait-timeout"). In YAML a Series is either a metric name
 // or {metric: ..., match: {...}}.
 type Series struct {
-	Metric string            `yaml:"metric" json:"metric"`
-	Match  map[string]string `yaml:"match,omitempty" json:"match,omitempty"`
+	// Metric is the metric's name.
+	Metric string `yaml:"metric" json:"metric"`
+	// Match lists label values a sample must have.
+	Match map[string]string `yaml:"match,omitempty" json:"match,omitempty"`
 }
 
 // UnmarshalYAML accepts a plain metric name as well as the mapping form.
@@ -118,13 +137,20 @@ func (m Mapping) problems(path string) []string {
 	bad := func(field, format string, args ...any) {
 		probs = append(probs, path+"."+field+": "+fmt.Sprintf(format, args...))
 	}
+	if m.Scale < 0 {
+		bad("scale", "%v is negative", m.Scale)
+	}
 	if m.Label != "" {
 		if !slices.Contains(outcome.ResourceKinds, m.Resource) {
 			bad("resource", "%q is not a resource kind (%s); with label set, the label's value completes the name",
 				m.Resource, strings.Join(outcome.ResourceKinds, ", "))
 		}
-		if !model.LegacyValidation.IsValidLabelName(m.Label) {
-			bad("label", "%q is not a label name", m.Label)
+		names, err := templateLabels(m.Label)
+		switch {
+		case err != nil:
+			bad("label", "%v", err)
+		case len(names) == 0 && !model.LegacyValidation.IsValidLabelName(m.Label):
+			bad("label", "%q is not a label name (nor a template of labels such as {proxy}/{server})", m.Label)
 		}
 	} else {
 		kind, what := outcome.SplitResource(m.Resource)
@@ -146,8 +172,11 @@ func (m Mapping) problems(path string) []string {
 	if m.Capacity.Metric != "" && m.CapacityValue != 0 {
 		bad("capacity_value", "set together with capacity: set one")
 	}
-	if m.CapacityValue < 0 {
-		bad("capacity_value", "%d is negative", m.CapacityValue)
+	switch c := m.CapacityValue; {
+	case c < 0:
+		bad("capacity_value", "%v is negative", c)
+	case math.IsNaN(c) || math.IsInf(c, 0):
+		bad("capacity_value", "%v is not a finite number (leave it out for no limit)", c)
 	}
 	if m.Free.Metric != "" && m.Capacity.Metric == "" && m.CapacityValue == 0 {
 		bad("capacity", "missing: a free series needs a capacity (metric or capacity_value) to give in use")
@@ -262,4 +291,37 @@ func Builtin() []Mapping {
 			Rejected: Series{Metric: OwnOutboundRejected}},
 		{Resource: outcome.ResourceGoroutines, Optional: true, InUse: Series{Metric: GoGoroutines}},
 	}
+}
+
+// templateLabels returns the label names a template such as "{proxy}/{server}" reads, nil for a
+// plain label name, and an error for braces that do not enclose a label name.
+func templateLabels(t string) ([]string, error) {
+	if !strings.ContainsAny(t, "{}") {
+		return nil, nil
+	}
+	var names []string
+	rest := t
+	for {
+		i := strings.IndexByte(rest, '{')
+		if i < 0 {
+			if strings.Contains(rest, "}") {
+				return nil, fmt.Errorf("template %q: a } without its {", t)
+			}
+			break
+		}
+		if strings.Contains(rest[:i], "}") {
+			return nil, fmt.Errorf("template %q: a } without its {", t)
+		}
+		j := strings.IndexByte(rest[i:], '}')
+		if j < 0 {
+			return nil, fmt.Errorf("template %q: a { without its }", t)
+		}
+		name := rest[i+1 : i+j]
+		if !model.LegacyValidation.IsValidLabelName(name) {
+			return nil, fmt.Errorf("template %q: %q is not a label name", t, name)
+		}
+		names = append(names, name)
+		rest = rest[i+j+1:]
+	}
+	return names, nil
 }

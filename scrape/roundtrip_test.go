@@ -96,17 +96,17 @@ func TestRoundTrip(t *testing.T) {
 		turn  int // further calls to /a, turned away at once
 		want  []outcome.Resource
 	}{
-		{name: "split semaphores", pools: scenarios.DefaultPools(service.ModeSplit, 4, []string{"A", "B"}, time.Minute),
+		{name: "split semaphores", pools: mustDefaultPools(service.ModeSplit, 4, []string{"A", "B"}, time.Minute),
 			held: 2, turn: 3, want: []outcome.Resource{
 				{Name: "pool:A", Capacity: 2, InUse: 2, Rejected: 3},
 				{Name: "pool:B", Capacity: 2, InUse: 0},
 			}},
-		{name: "shared workers with a queue", pools: scenarios.DefaultPools(service.ModeShared, 2, []string{"A", "B"}, time.Minute),
+		{name: "shared workers with a queue", pools: mustDefaultPools(service.ModeShared, 2, []string{"A", "B"}, time.Minute),
 			held: 2, extra: 3, turn: 0, want: []outcome.Resource{
 				{Name: "pool:shared", Capacity: 2, InUse: 2},
 				{Name: "queue:shared", Capacity: 4, InUse: 3},
 			}},
-		{name: "shared workers, queue full", pools: scenarios.DefaultPools(service.ModeShared, 1, []string{"A", "B"}, time.Minute),
+		{name: "shared workers, queue full", pools: mustDefaultPools(service.ModeShared, 1, []string{"A", "B"}, time.Minute),
 			held: 1, extra: 2, turn: 2, want: []outcome.Resource{
 				{Name: "pool:shared", Capacity: 1, InUse: 1},
 				{Name: "queue:shared", Capacity: 2, InUse: 2, Rejected: 2},
@@ -202,7 +202,7 @@ func TestRoundTrip(t *testing.T) {
 					continue
 				}
 				if got, ok := byName[r.Name]; !ok || got.InUse != r.InUse || got.Capacity != r.Capacity {
-					t.Errorf("%s: scraped %+v (found %v); in-process in use %d of %d", r.Name, got, ok, r.InUse, r.Capacity)
+					t.Errorf("%s: scraped %+v (found %v); in-process in use %v of %v", r.Name, got, ok, r.InUse, r.Capacity)
 				}
 			}
 		})
@@ -214,7 +214,7 @@ func TestRoundTrip(t *testing.T) {
 // alone (the service renders the page, most of it the Go and process collectors) and the parse
 // alone.
 func BenchmarkScrape(b *testing.B) {
-	svc, _, url := builtin(b, scenarios.DefaultPools(service.ModeSplit, 10, []string{"A", "B"}, time.Second))
+	svc, _, url := builtin(b, mustDefaultPools(service.ModeSplit, 10, []string{"A", "B"}, time.Second))
 	_ = svc
 	s, err := scrape.New(url+service.MetricsPath, scrape.Config{}, nil)
 	if err != nil {
@@ -260,4 +260,13 @@ func BenchmarkScrape(b *testing.B) {
 			}
 		}
 	})
+}
+
+// mustDefaultPools is scenarios.DefaultPools for layouts a test knows are valid.
+func mustDefaultPools(mode service.Mode, p int, deps []string, timeout time.Duration) []service.PoolConfig {
+	pools, err := scenarios.DefaultPools(mode, p, deps, timeout)
+	if err != nil {
+		panic(err)
+	}
+	return pools
 }

@@ -132,11 +132,13 @@ func (l *limited) Read(p []byte) (int, error) {
 }
 
 // Parse reads one metrics page in the Prometheus text format (expfmt) and applies mappings in
-// order. It returns the resources in mapping order, and within a mapping by label value; a name
-// produced twice keeps the first. It fails on a page that does not parse, a required mapping
-// whose InUse/Free metric is absent, a resource whose capacity series is absent, a value that is
-// not a finite number >= 0, a series of a histogram or summary, and a page where no mapping
-// found anything (ErrNoResources).
+// order. It returns the resources in mapping order, and within a mapping by name. It fails on a
+// page that does not parse, a required mapping whose InUse/Free metric is absent, a resource
+// whose capacity series is absent, a negative value, a series of a histogram or summary, two
+// series that name one resource (within a mapping, or a required mapping naming a resource a
+// mapping before it named: the error names both series), and a page where no mapping found
+// anything (ErrNoResources). An optional mapping (every built-in one) naming a resource already
+// read is skipped: the built-in mappings read one resource from several exporters' names.
 func Parse(r io.Reader, mappings []Mapping) ([]outcome.Resource, error) {
 	p := expfmt.NewTextParser(model.LegacyValidation)
 	fams, err := p.TextToMetricFamilies(r)
@@ -144,17 +146,21 @@ func Parse(r io.Reader, mappings []Mapping) ([]outcome.Resource, error) {
 		return nil, fmt.Errorf("parse metrics: %w", err)
 	}
 	var out []outcome.Resource
-	seen := map[string]bool{}
+	from := map[string]string{} // resource name -> the series it was read from
 	for i, m := range mappings {
-		rs, err := apply(fams, m)
+		rs, srcs, err := apply(fams, m)
 		if err != nil {
 			return nil, fmt.Errorf("mapping %d (%s): %w", i, m.Resource, err)
 		}
-		for _, res := range rs {
-			if !seen[res.Name] {
-				seen[res.Name] = true
-				out = append(out, res)
+		for k, res := range rs {
+			if prev, dup := from[res.Name]; dup {
+				if m.Optional {
+					continue
+				}
+				return nil, fmt.Errorf("mapping %d (%s): resource %s is named twice: by %s and by %s", i, m.Resource, res.Name, prev, srcs[k])
 			}
+			from[res.Name] = srcs[k]
+			out = append(out, res)
 		}
 	}
 	if len(out) == 0 {
@@ -163,42 +169,49 @@ func Parse(r io.Reader, mappings []Mapping) ([]outcome.Resource, error) {
 	return out, nil
 }
 
-// apply evaluates one mapping over the parsed families.
-func apply(fams map[string]*dto.MetricFamily, m Mapping) ([]outcome.Resource, error) {
+// sample is the value of one resource's series and the series it was read from.
+type sample struct {
+	v   float64
+	src string
+}
+
+// apply evaluates one mapping over the parsed families: the resources, and per resource the
+// series its level was read from.
+func apply(fams map[string]*dto.MetricFamily, m Mapping) ([]outcome.Resource, []string, error) {
 	anchor, free := m.InUse, false
 	if m.Free.Metric != "" {
 		anchor, free = m.Free, true
 	}
 	if _, ok := fams[anchor.Metric]; !ok {
 		if m.Optional {
-			return nil, nil
+			return nil, nil, nil
 		}
-		return nil, fmt.Errorf("metric %s is missing", anchor.Metric)
+		return nil, nil, fmt.Errorf("metric %s is missing", anchor.Metric)
 	}
-	used, err := values(fams, anchor, m.Label)
+	used, err := values(fams, anchor, m.Label, m.scale(), true)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(used) == 0 {
 		if m.Optional {
-			return nil, nil
+			return nil, nil, nil
 		}
-		return nil, fmt.Errorf("metric %s has no series matching %s", anchor.Metric, anchor)
+		return nil, nil, fmt.Errorf("metric %s has no series matching %s", anchor.Metric, anchor)
 	}
-	var caps map[string]float64
+	var caps map[string]sample
 	if m.Capacity.Metric != "" {
 		if _, ok := fams[m.Capacity.Metric]; !ok {
-			return nil, fmt.Errorf("metric %s is missing (the capacity of %s)", m.Capacity.Metric, anchor.Metric)
+			return nil, nil, fmt.Errorf("metric %s is missing (the capacity of %s)", m.Capacity.Metric, anchor.Metric)
 		}
-		if caps, err = values(fams, m.Capacity, m.Label); err != nil {
-			return nil, err
+		if caps, err = values(fams, m.Capacity, m.Label, m.scale(), false); err != nil {
+			return nil, nil, err
 		}
 	}
-	var rejected map[string]float64
+	var rejected map[string]sample
 	if m.Rejected.Metric != "" {
 		if _, ok := fams[m.Rejected.Metric]; ok {
-			if rejected, err = values(fams, m.Rejected, m.Label); err != nil {
-				return nil, err
+			if rejected, err = values(fams, m.Rejected, m.Label, 1, false); err != nil {
+				return nil, nil, err
 			}
 		}
 	}
@@ -208,47 +221,101 @@ func apply(fams map[string]*dto.MetricFamily, m Mapping) ([]outcome.Resource, er
 	}
 	slices.Sort(keys)
 	rs := make([]outcome.Resource, 0, len(keys))
+	srcs := make([]string, 0, len(keys))
 	for _, k := range keys {
 		name := m.Resource
 		if m.Label != "" {
 			name = outcome.ResourceName(m.Resource, k)
 		}
-		capacity := m.CapacityValue
+		capacity := float64(m.CapacityValue)
 		if caps != nil {
 			c, ok := caps[k]
 			if !ok {
-				return nil, fmt.Errorf("%s: metric %s has no series with %s=%q", name, m.Capacity.Metric, m.Label, k)
+				return nil, nil, fmt.Errorf("%s: metric %s has no series with %s", name, m.Capacity.Metric, labelKey(m.Label, k))
 			}
-			capacity = int(math.Round(c))
+			capacity = c.v
+			if math.IsNaN(capacity) || math.IsInf(capacity, 1) {
+				capacity = 0 // an exporter's "no limit"
+			}
 		}
 		if capacity == 0 && m.OmitZeroCapacity {
 			continue
 		}
-		inUse := int(math.Round(used[k]))
-		if free {
-			if inUse > capacity {
-				return nil, fmt.Errorf("%s: %s reads %d free of a capacity of %d", name, anchor.Metric, inUse, capacity)
-			}
-			inUse = capacity - inUse
+		level := used[k].v
+		if math.IsNaN(level) {
+			continue // the level is not known in this sample
 		}
-		rs = append(rs, outcome.Resource{Name: name, Capacity: capacity, InUse: inUse,
-			Rejected: uint64(math.Round(rejected[k]))})
+		if math.IsInf(level, 0) {
+			return nil, nil, fmt.Errorf("%s: %s reads %v, want a level", name, used[k].src, level)
+		}
+		if free {
+			if capacity == 0 {
+				return nil, nil, fmt.Errorf("%s: %s reads free units of no limit: a free series needs a capacity", name, used[k].src)
+			}
+			if level > capacity {
+				return nil, nil, fmt.Errorf("%s: %s reads %v free of a capacity of %v", name, anchor.Metric, level, capacity)
+			}
+			level = capacity - level
+		}
+		res := outcome.Resource{Name: name, Capacity: capacity, InUse: level, RejectedUnknown: true}
+		if r, ok := rejected[k]; ok && !math.IsNaN(r.v) {
+			res.Rejected, res.RejectedUnknown = uint64(math.Round(r.v)), false
+		}
+		rs = append(rs, res)
+		srcs = append(srcs, used[k].src)
 	}
-	return rs, nil
+	return rs, srcs, nil
 }
 
-// values sums the samples of s's metric that match s.Match, by the value of label (all under ""
-// when label is ""). Samples without the label are skipped when a label is wanted.
-func values(fams map[string]*dto.MetricFamily, s Series, label string) (map[string]float64, error) {
+func (m Mapping) scale() float64 {
+	if m.Scale == 0 {
+		return 1
+	}
+	return m.Scale
+}
+
+// labelKey describes the labels a key was filled from, for errors: `name="A"`, or the filled
+// template.
+func labelKey(label, key string) string {
+	if names, _ := templateLabels(label); len(names) > 0 {
+		return fmt.Sprintf("labels %s filling %q", label, key)
+	}
+	return fmt.Sprintf("%s=%q", label, key)
+}
+
+// keyOf returns the resource key a series' labels give for label (a label name or a template),
+// and false when the series lacks a label it needs.
+func keyOf(mt *dto.Metric, label string) (string, bool) {
+	names, _ := templateLabels(label)
+	if len(names) == 0 {
+		return labelValue(mt, label)
+	}
+	out := label
+	for _, n := range names {
+		v, ok := labelValue(mt, n)
+		if !ok {
+			return "", false
+		}
+		out = strings.Replace(out, "{"+n+"}", v, 1)
+	}
+	return out, true
+}
+
+// values reads the samples of s's metric that match s.Match, by the key label gives (all under
+// "" when label is ""), each times scale. Samples without the labels are skipped when a label
+// is wanted. Samples of one key are summed, except when anchor is true and a label is set: two
+// series naming one resource are then an error naming both. NaN and +Inf are returned as they
+// are (the caller decides what they mean); a negative value is an error.
+func values(fams map[string]*dto.MetricFamily, s Series, label string, scale float64, anchor bool) (map[string]sample, error) {
 	fam := fams[s.Metric]
-	out := map[string]float64{}
+	out := map[string]sample{}
 	for _, mt := range fam.GetMetric() {
 		if !matches(mt, s.Match) {
 			continue
 		}
 		key := ""
 		if label != "" {
-			v, ok := labelValue(mt, label)
+			v, ok := keyOf(mt, label)
 			if !ok {
 				continue
 			}
@@ -265,10 +332,21 @@ func values(fams map[string]*dto.MetricFamily, s Series, label string) (map[stri
 		default:
 			return nil, fmt.Errorf("metric %s is a %s, not a gauge or counter", s.Metric, strings.ToLower(fam.GetType().String()))
 		}
-		if math.IsNaN(x) || math.IsInf(x, 0) || x < 0 || x > 1<<53 {
-			return nil, fmt.Errorf("metric %s%s has value %v, want a count >= 0", s.Metric, labelText(mt), x)
+		src := s.Metric + labelText(mt)
+		if x < 0 || math.IsInf(x, -1) || x*scale > 1<<53 && !math.IsInf(x, 1) {
+			return nil, fmt.Errorf("metric %s has value %v, want a level or count >= 0", src, x)
 		}
-		out[key] += x
+		prev, seen := out[key]
+		if seen && anchor && label != "" {
+			return nil, fmt.Errorf("series %s and %s both name resource %s; add the label that tells them apart to the mapping's label template", prev.src, src, key)
+		}
+		if seen {
+			x = prev.v + x*scale
+			src = prev.src
+		} else {
+			x *= scale
+		}
+		out[key] = sample{v: x, src: src}
 	}
 	return out, nil
 }

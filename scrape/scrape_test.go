@@ -3,6 +3,7 @@ package scrape
 import (
 	"context"
 	"errors"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -11,7 +12,7 @@ import (
 	"time"
 
 	"github.com/bulkheadlab/bulkhead/outcome"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // A Spring Boot service with one semaphore bulkhead and one thread-pool bulkhead, as Micrometer's
@@ -50,11 +51,11 @@ func TestParse(t *testing.T) {
 	}{
 		{name: "resilience4j semaphore, thread pool, queue, breaker", page: r4jPage, mappings: Builtin(),
 			want: []outcome.Resource{
-				{Name: "pool:inventory", Capacity: 10, InUse: 7},
-				{Name: "pool:payments", Capacity: 4, InUse: 4},
-				{Name: "queue:payments", Capacity: 8, InUse: 7},
-				{Name: "breaker:payments", Capacity: 1, InUse: 1},
-				{Name: "goroutines", InUse: 42},
+				{Name: "pool:inventory", Capacity: 10, InUse: 7, RejectedUnknown: true},
+				{Name: "pool:payments", Capacity: 4, InUse: 4, RejectedUnknown: true},
+				{Name: "queue:payments", Capacity: 8, InUse: 7, RejectedUnknown: true},
+				{Name: "breaker:payments", Capacity: 1, InUse: 1, RejectedUnknown: true},
+				{Name: "goroutines", InUse: 42, RejectedUnknown: true},
 			}},
 		{name: "this project's own names with rejections", mappings: Builtin(), page: `
 resilience4j_bulkhead_available_concurrent_calls{name="A"} 0
@@ -74,9 +75,9 @@ bulkhead_process_outbound_connections_max 100
 bulkhead_process_outbound_connections_rejected_total 4
 `, want: []outcome.Resource{
 			{Name: "pool:A", Capacity: 5, InUse: 5, Rejected: 5},
-			{Name: "conns:A", InUse: 6},
-			{Name: "calls:A", Capacity: 5, InUse: 5},
-			{Name: "inbound-conns", InUse: 12},
+			{Name: "conns:A", InUse: 6, RejectedUnknown: true},
+			{Name: "calls:A", Capacity: 5, InUse: 5, RejectedUnknown: true},
+			{Name: "inbound-conns", InUse: 12, RejectedUnknown: true},
 			{Name: "outbound-conns", Capacity: 100, InUse: 6, Rejected: 4},
 		}},
 		{name: "user mapping by label", mappings: []Mapping{hikari}, page: `
@@ -84,21 +85,52 @@ hikaricp_connections_active{pool="main"} 9
 hikaricp_connections_active{pool="reports"} 1
 hikaricp_connections_max{pool="main"} 10
 hikaricp_connections_max{pool="reports"} 2
-`, want: []outcome.Resource{{Name: "pool:main", Capacity: 10, InUse: 9}, {Name: "pool:reports", Capacity: 2, InUse: 1}}},
+`, want: []outcome.Resource{{Name: "pool:main", Capacity: 10, InUse: 9, RejectedUnknown: true}, {Name: "pool:reports", Capacity: 2, InUse: 1, RejectedUnknown: true}}},
 		{name: "user mapping, whole name, free with a constant, match", mappings: []Mapping{
 			{Resource: "pool:db", Free: Series{Metric: "db_idle", Match: map[string]string{"pool": "main"}}, CapacityValue: 20}}, page: `
 db_idle{pool="main"} 5
 db_idle{pool="other"} 100
-`, want: []outcome.Resource{{Name: "pool:db", Capacity: 20, InUse: 15}}},
+`, want: []outcome.Resource{{Name: "pool:db", Capacity: 20, InUse: 15, RejectedUnknown: true}}},
 		{name: "untyped and counter values", mappings: []Mapping{
 			{Resource: "calls:x", InUse: Series{Metric: "x_inflight"}, Rejected: Series{Metric: "x_rejected_total"}}}, page: `
 # TYPE x_rejected_total counter
 x_rejected_total 7
 x_inflight 3
 `, want: []outcome.Resource{{Name: "calls:x", InUse: 3, Rejected: 7}}},
-		{name: "first mapping of a name wins", mappings: []Mapping{
+		{name: "two mappings naming one resource is an error naming both series", mappings: []Mapping{
 			{Resource: "pool:a", InUse: Series{Metric: "one"}}, {Resource: "pool:a", InUse: Series{Metric: "two"}}},
-			page: "one 1\ntwo 2\n", want: []outcome.Resource{{Name: "pool:a", InUse: 1}}},
+			page: "one 1\ntwo 2\n", wantErr: "resource pool:a is named twice: by one and by two"},
+		{name: "a counter absent from the page is unknown, not 0", mappings: []Mapping{
+			{Resource: "calls:x", InUse: Series{Metric: "x_inflight"}, Rejected: Series{Metric: "x_rejected_total"}}},
+			page: "x_inflight 3\n", want: []outcome.Resource{{Name: "calls:x", InUse: 3, RejectedUnknown: true}}},
+		{name: "NaN or +Inf capacity is no limit; a NaN level leaves the resource out", mappings: []Mapping{
+			{Resource: "queue", Label: "{proxy}/{server}", InUse: Series{Metric: "haproxy_server_current_queue"}, Capacity: Series{Metric: "haproxy_server_queue_limit"}}},
+			page: `haproxy_server_current_queue{proxy="A",server="a1"} 17
+haproxy_server_current_queue{proxy="B",server="b1"} 2
+haproxy_server_current_queue{proxy="C",server="c1"} NaN
+haproxy_server_queue_limit{proxy="A",server="a1"} NaN
+haproxy_server_queue_limit{proxy="B",server="b1"} +Inf
+haproxy_server_queue_limit{proxy="C",server="c1"} 4
+`, want: []outcome.Resource{{Name: "queue:A/a1", InUse: 17, RejectedUnknown: true}, {Name: "queue:B/b1", InUse: 2, RejectedUnknown: true}}},
+		{name: "a template missing a label that tells two series apart", mappings: []Mapping{
+			{Resource: "pool", Label: "{proxy}", InUse: Series{Metric: "haproxy_server_current_sessions"}}},
+			page: `haproxy_server_current_sessions{proxy="A",server="a1"} 1
+haproxy_server_current_sessions{proxy="A",server="a2"} 2
+`, wantErr: `series haproxy_server_current_sessions{proxy="A",server="a1"} and haproxy_server_current_sessions{proxy="A",server="a2"} both name resource A`},
+		{name: "a gauge in seconds scaled to milliseconds keeps its fraction", mappings: []Mapping{
+			{Resource: "eventloop:main", InUse: Series{Metric: "nodejs_eventloop_lag_seconds"}, CapacityValue: 50, Scale: 1000}},
+			page: "nodejs_eventloop_lag_seconds 0.0125\n", want: []outcome.Resource{{Name: "eventloop:main", Capacity: 50, InUse: 12.5, RejectedUnknown: true}}},
+		// Issue 20 item 7: fractions are kept as the exporter wrote them, without a scale.
+		{name: "a delay in seconds against a bound in seconds, unscaled", mappings: []Mapping{
+			{Resource: "eventloop:main", InUse: Series{Metric: "nodejs_eventloop_lag_seconds"}, CapacityValue: 0.05}},
+			page: "nodejs_eventloop_lag_seconds 0.0125\n", want: []outcome.Resource{{Name: "eventloop:main", Capacity: 0.05, InUse: 0.0125, RejectedUnknown: true}}},
+		{name: "a CPU share of a fractional core limit", mappings: []Mapping{
+			{Resource: "cpu", Label: "container", InUse: Series{Metric: "cpu_cores_used"}, Capacity: Series{Metric: "cpu_cores_limit"}}},
+			page: "cpu_cores_used{container=\"api\"} 0.375\ncpu_cores_limit{container=\"api\"} 1.5\n",
+			want: []outcome.Resource{{Name: "cpu:api", Capacity: 1.5, InUse: 0.375, RejectedUnknown: true}}},
+		{name: "free units as a fraction of a fractional capacity", mappings: []Mapping{
+			{Resource: "pool:db", Free: Series{Metric: "db_free"}, CapacityValue: 2.5}},
+			page: "db_free 0.75\n", want: []outcome.Resource{{Name: "pool:db", Capacity: 2.5, InUse: 1.75, RejectedUnknown: true}}},
 
 		{name: "garbage", page: "this is not { a metrics page\n", mappings: Builtin(), wantErr: "parse metrics"},
 		{name: "html", page: "<html><body>Not Found</body></html>\n", mappings: Builtin(), wantErr: "parse metrics"},
@@ -114,11 +146,11 @@ hikaricp_connections_max{pool="other"} 2
 `, wantErr: `pool:main: metric hikaricp_connections_max has no series with pool="main"`},
 		{name: "negative value", page: `resilience4j_bulkhead_available_concurrent_calls{name="A"} -1
 resilience4j_bulkhead_max_allowed_concurrent_calls{name="A"} 5
-`, mappings: Builtin(), wantErr: `has value -1, want a count >= 0`},
+`, mappings: Builtin(), wantErr: `has value -1, want a level or count >= 0`},
 		{name: "more free than capacity", page: `resilience4j_bulkhead_available_concurrent_calls{name="A"} 7
 resilience4j_bulkhead_max_allowed_concurrent_calls{name="A"} 5
 `, mappings: Builtin(), wantErr: `pool:A: resilience4j_bulkhead_available_concurrent_calls reads 7 free of a capacity of 5`},
-		{name: "NaN", page: "go_goroutines NaN\n", mappings: Builtin(), wantErr: "has value NaN"},
+		{name: "a NaN level only", page: "go_goroutines NaN\n", mappings: Builtin(), wantErr: "no resource metrics found"},
 		{name: "histogram referenced", mappings: []Mapping{{Resource: "calls:x", InUse: Series{Metric: "lat"}}}, page: `# TYPE lat histogram
 lat_bucket{le="1"} 1
 lat_bucket{le="+Inf"} 1
@@ -164,8 +196,13 @@ func TestValidate(t *testing.T) {
 		{name: "free without capacity", m: Mapping{Resource: "pool:x", Free: Series{Metric: "b"}}, want: `r[0].capacity: missing`},
 		{name: "two capacities", m: Mapping{Resource: "pool:x", InUse: Series{Metric: "a"}, Capacity: Series{Metric: "c"}, CapacityValue: 2}, want: `r[0].capacity_value: set together`},
 		{name: "negative capacity", m: Mapping{Resource: "pool:x", InUse: Series{Metric: "a"}, CapacityValue: -2}, want: `r[0].capacity_value: -2 is negative`},
+		{name: "infinite capacity", m: Mapping{Resource: "pool:x", InUse: Series{Metric: "a"}, CapacityValue: math.Inf(1)}, want: `r[0].capacity_value: +Inf is not a finite number`},
 		{name: "bad metric name", m: Mapping{Resource: "pool:x", InUse: Series{Metric: "a-b"}}, want: `r[0].in_use.metric: "a-b" is not a metric name`},
 		{name: "bad label", m: Mapping{Resource: "pool", Label: "a-b", InUse: Series{Metric: "a"}}, want: `r[0].label: "a-b"`},
+		{name: "label template", m: Mapping{Resource: "queue", Label: "{proxy}/{server}", InUse: Series{Metric: "a"}}},
+		{name: "template with a bad label", m: Mapping{Resource: "queue", Label: "{proxy}/{a-b}", InUse: Series{Metric: "a"}}, want: `r[0].label: template "{proxy}/{a-b}": "a-b" is not a label name`},
+		{name: "template unclosed", m: Mapping{Resource: "queue", Label: "{proxy", InUse: Series{Metric: "a"}}, want: `r[0].label: template "{proxy": a { without its }`},
+		{name: "negative scale", m: Mapping{Resource: "pool:x", InUse: Series{Metric: "a"}, Scale: -1}, want: `r[0].scale: -1 is negative`},
 		{name: "match without metric", m: Mapping{Resource: "pool:x", InUse: Series{Metric: "a"}, Rejected: Series{Match: map[string]string{"a": "b"}}}, want: `r[0].rejected.metric: missing`},
 	}
 	for _, tt := range tests {

@@ -2,10 +2,10 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"runtime"
 	"slices"
 	"testing"
@@ -13,6 +13,8 @@ import (
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 	"golang.org/x/sync/semaphore"
+
+	"github.com/bulkheadlab/bulkhead/internal/testenv"
 )
 
 // sem is the subset of a one-permit-at-a-time semaphore the benchmarks compare (the shape of
@@ -212,9 +214,7 @@ func BenchmarkPoolMemory(b *testing.B) {
 //
 //	BULKHEAD_LATENCY=1 go test -run TestAddedLatency -v ./service/
 func TestAddedLatency(t *testing.T) {
-	if os.Getenv("BULKHEAD_LATENCY") == "" {
-		t.Skip("set BULKHEAD_LATENCY=1 to measure the service's added latency (5 s per target)")
-	}
+	testenv.Figure(t, "BULKHEAD_LATENCY", "the service's added latency (5 s per target)")
 	const rate, dur = 1000, 5 * time.Second
 	dep := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Write([]byte("dep\n"))
@@ -314,4 +314,46 @@ func BenchmarkWorkersDo(b *testing.B) {
 			}
 		})
 	})
+}
+
+// BenchmarkAdaptiveDo is an adaptive pool's overhead per call: admission and release through its
+// Meter (a mutex and a clock read each) and one sample for the algorithm under the pool's mutex,
+// for each kind, one caller at a time and callers on every P (the limit stays at the size 64:
+// the samples are fast and keep it busy enough to grow).
+func BenchmarkAdaptiveDo(b *testing.B) {
+	ctx := context.Background()
+	noop := func(context.Context) error { return nil }
+	for _, kind := range []PoolKind{KindAIMD, KindGradient2, KindVegas} {
+		cfg := func() PoolConfig {
+			p, _ := NewPoolParams(kind)
+			return PoolConfig{Name: "bench", Kind: kind, Size: 64, Params: p}
+		}
+		b.Run("do-serial/"+string(kind), func(b *testing.B) {
+			p, err := NewPool(cfg())
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := p.Do(ctx, noop); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("do-parallel/"+string(kind), func(b *testing.B) {
+			p, err := NewPool(cfg())
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if err := p.Do(ctx, noop); err != nil && !errors.Is(err, ErrFull) {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		})
+	}
 }

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/bulkheadlab/bulkhead/outcome"
@@ -19,31 +20,19 @@ const (
 	ModeNone Mode = "none"
 )
 
-// PoolKind is the admission mechanism of one pool: the two Resilience4j bulkhead variants.
-type PoolKind string
-
-const (
-	// KindSemaphore is a counting semaphore: the caller's goroutine holds a permit for the call.
-	// Up to QueueCapacity callers may wait for a permit, each at most MaxWait; MaxWait 0 rejects at
-	// once when no permit is free.
-	KindSemaphore PoolKind = "semaphore"
-	// KindWorkers is a fixed set of Size worker goroutines fed by a bounded FIFO queue of
-	// QueueCapacity tasks; a full queue rejects at once. A task that waited in the queue longer than
-	// MaxWait (when MaxWait > 0) is dropped with reason wait-timeout instead of being run.
-	KindWorkers PoolKind = "workers"
-)
-
 // PoolConfig describes one pool. Every field is explicit: there is no unbounded queue. The yaml
 // keys are the ones a scenario file writes (queue, not queue_capacity); the json keys are what a
-// run records.
+// run records. In YAML and JSON a pool is one flat mapping: the fields below, then the keys of
+// its kind's parameters (see PoolParams).
 type PoolConfig struct {
 	// Name identifies the pool in headers, metrics and snapshots ("shared", "A", ...).
-	Name string `json:"name" yaml:"name"`
-	// Kind is semaphore or workers. The zero value means semaphore.
+	Name string `json:"name" yaml:"name" scenario:"required"`
+	// Kind is a registered pool kind (see PoolKinds and docs/pools.md).
+	// The zero value means DefaultPoolKind (semaphore), or Params' kind when Params is set.
 	Kind PoolKind `json:"kind" yaml:"kind"`
-	// Size is the number of permits (semaphore) or worker goroutines (workers), in
-	// [1, MaxPoolSize].
-	Size int `json:"size" yaml:"size"`
+	// Size bounds the calls the pool runs at once, in [1, MaxPoolSize]: the permits of a
+	// semaphore, the worker goroutines of a workers pool, the largest limit of an adaptive one.
+	Size int `json:"size" yaml:"size" scenario:"required"`
 	// QueueCapacity bounds the callers waiting for a permit (semaphore) or the queued tasks
 	// (workers), at most MaxQueueCapacity. 0 means no waiting room: reject as soon as every slot
 	// is taken.
@@ -53,7 +42,11 @@ type PoolConfig struct {
 	// the inbound request's context).
 	MaxWait time.Duration `json:"max_wait" yaml:"max_wait"`
 	// Dependencies lists the dependency names whose calls take a slot from this pool.
-	Dependencies []string `json:"dependencies" yaml:"dependencies"`
+	Dependencies []string `json:"dependencies" yaml:"dependencies" scenario:"required"`
+	// Params are the kind's own parameters (a *Gradient2Params for kind gradient2). nil means
+	// the kind's zero parameters (see WithDefaults); a kind this build does not know, read from
+	// a manifest written by another version, keeps nil.
+	Params PoolParams `json:"-" yaml:"-"`
 }
 
 // BreakerConfig turns on a circuit breaker (sony/gobreaker) in front of one dependency.
@@ -77,11 +70,11 @@ type BreakerConfig struct {
 // DependencyConfig names one dependency and where to reach it.
 type DependencyConfig struct {
 	// Name identifies the dependency ("A", "partner-017"); see ValidName.
-	Name string `json:"name" yaml:"name"`
+	Name string `json:"name" yaml:"name" scenario:"required"`
 	// URL is the base URL the service calls (normally a Toxiproxy listener in front of the
 	// dependency). The service issues GET URL + "/". A scenario file does not write it: the
 	// runner fills it in.
-	URL string `json:"url" yaml:"url,omitempty"`
+	URL string `json:"url" yaml:"url,omitempty" scenario:"-"`
 	// Breaker, when non-nil, puts a circuit breaker in front of this dependency's calls.
 	Breaker *BreakerConfig `json:"breaker,omitempty" yaml:"breaker,omitempty"`
 }
@@ -100,10 +93,10 @@ const (
 // EndpointConfig maps an inbound path to the dependencies it calls.
 type EndpointConfig struct {
 	// Path is the inbound path ("/a"): a clean path the router takes literally (see Validate).
-	Path string `json:"path" yaml:"path"`
+	Path string `json:"path" yaml:"path" scenario:"required"`
 	// Calls lists the dependencies called for each request. With more than one, the calls are
 	// started concurrently and their results collected in order, budgeted by Deadline.
-	Calls []string `json:"calls" yaml:"calls"`
+	Calls []string `json:"calls" yaml:"calls" scenario:"required"`
 	// Deadline applies when Calls has more than one entry. The zero value means per-call.
 	Deadline Deadline `json:"deadline,omitempty" yaml:"deadline,omitempty"`
 	// Inbound, when non-nil, makes this an accept-fast endpoint (the "other direction", see
@@ -122,7 +115,7 @@ type InboundConfig struct {
 	// dependencies, which then do not take a slot of their own pools. The pool may cover
 	// dependencies too (webhooks sharing the lookups' pool) or none (a pool for the inbound side
 	// alone). "" means no bulkhead: every item is processed at once.
-	Pool string `json:"pool,omitempty" yaml:"pool,omitempty"`
+	Pool string `json:"pool,omitempty" yaml:"pool,omitempty" scenario:"-"`
 	// Attempts is how many times one item is tried (dispatched) before it is given up, loudly:
 	// counted, listed in the snapshot and logged. 0 means DefaultInboundAttempts.
 	Attempts int `json:"attempts,omitempty" yaml:"attempts,omitempty"`
@@ -188,6 +181,24 @@ const (
 	MetricsPath = "/metrics"
 )
 
+// WithURLs returns c with every dependency's URL taken from urls, by name (a run plans the
+// config with placeholders and fills the proxies' addresses once they listen). The result shares
+// no dependency slice with c. It returns an error naming the first dependency urls has no URL
+// for.
+func (c Config) WithURLs(urls map[string]string) (Config, error) {
+	deps := make([]DependencyConfig, len(c.Dependencies))
+	for i, d := range c.Dependencies {
+		u, ok := urls[d.Name]
+		if !ok || u == "" {
+			return Config{}, fmt.Errorf("dependency %q: no url", d.Name)
+		}
+		d.URL = u
+		deps[i] = d
+	}
+	c.Dependencies = deps
+	return c, nil
+}
+
 // Topology returns the contract view of c that the report attributes failures from: the pool
 // layout, each pool's slots and members, each endpoint's dependencies and the client timeout.
 func (c Config) Topology() outcome.Topology {
@@ -196,12 +207,10 @@ func (c Config) Topology() outcome.Topology {
 		t.Mode = outcome.ModeShared
 	}
 	for _, p := range c.Pools {
-		kind := string(p.Kind)
-		if kind == "" {
-			kind = string(KindSemaphore)
-		}
-		t.Pools = append(t.Pools, outcome.TopologyPool{Name: p.Name, Kind: kind, Size: p.Size,
-			QueueCapacity: p.QueueCapacity, MaxWait: p.MaxWait, Dependencies: p.Dependencies})
+		p = p.WithDefaults()
+		t.Pools = append(t.Pools, outcome.TopologyPool{Name: p.Name, Kind: string(p.Kind), Size: p.Size,
+			QueueCapacity: p.QueueCapacity, MaxWait: p.MaxWait, Dependencies: p.Dependencies,
+			Goroutines: PoolGoroutines(p)})
 	}
 	for _, e := range c.Endpoints {
 		t.Endpoints = append(t.Endpoints, outcome.TopologyCall{Path: e.Path, Calls: e.Calls})

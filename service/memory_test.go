@@ -42,7 +42,7 @@ func TestSnapshotMemory(t *testing.T) {
 			}
 			rs := snap.Resources()
 			last := rs[len(rs)-2:]
-			if last[0] != (outcome.Resource{Name: "heap-bytes", InUse: int(pr.HeapBytes)}) || last[1] != (outcome.Resource{Name: "stack-bytes", InUse: int(pr.StackBytes)}) {
+			if last[0] != (outcome.Resource{Name: "heap-bytes", InUse: float64(pr.HeapBytes)}) || last[1] != (outcome.Resource{Name: "stack-bytes", InUse: float64(pr.StackBytes)}) {
 				t.Errorf("Resources ends with %+v, want heap-bytes and stack-bytes", last)
 			}
 		})

@@ -10,40 +10,16 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 )
 
-// Metric descriptors. The pools follow Resilience4j's names and labels exactly, as its
-// Micrometer binding writes them in Prometheus (TaggedBulkheadMetrics,
-// TaggedThreadPoolBulkheadMetrics), so dashboards built for Resilience4j read them unchanged:
-// a semaphore pool is a Resilience4j bulkhead (available and max allowed concurrent calls), a
-// workers pool a thread-pool bulkhead (thread counts, queue depth and capacity); the label "name"
-// is the pool's name. What Resilience4j does not publish (rejections by reason, waits, a
-// semaphore's waiting room, dependencies, connections) keeps this project's "bulkhead_" names.
+// Metric descriptors. Each pool kind declares its own family (PoolParams.Metrics): a semaphore
+// publishes Resilience4j's bulkhead gauges, a workers pool its thread-pool gauges, exactly as
+// Resilience4j's Micrometer binding writes them in Prometheus (TaggedBulkheadMetrics,
+// TaggedThreadPoolBulkheadMetrics), so dashboards built for Resilience4j read them unchanged; the
+// label "name" is the pool's name. The families below are every pool's, whatever its kind, and
+// what Resilience4j does not publish (rejections by reason, waits, dependencies, connections)
+// keeps this project's "bulkhead_" names.
 var (
-	descAvailable = prometheus.NewDesc("resilience4j_bulkhead_available_concurrent_calls",
-		"The number of available permissions", []string{"name"}, nil)
-	descMaxAllowed = prometheus.NewDesc("resilience4j_bulkhead_max_allowed_concurrent_calls",
-		"The maximum number of available permissions", []string{"name"}, nil)
-
-	descThreadPoolSize = prometheus.NewDesc("resilience4j_bulkhead_thread_pool_size",
-		"The thread pool size", []string{"name"}, nil)
-	descCoreThreadPoolSize = prometheus.NewDesc("resilience4j_bulkhead_core_thread_pool_size",
-		"The core thread pool size", []string{"name"}, nil)
-	descMaxThreadPoolSize = prometheus.NewDesc("resilience4j_bulkhead_max_thread_pool_size",
-		"The maximum thread pool size", []string{"name"}, nil)
-	descActiveThreads = prometheus.NewDesc("resilience4j_bulkhead_active_thread_count",
-		"The number of active threads", []string{"name"}, nil)
-	descAvailableThreads = prometheus.NewDesc("resilience4j_bulkhead_available_thread_count",
-		"The number of available threads", []string{"name"}, nil)
-	descQueueDepth = prometheus.NewDesc("resilience4j_bulkhead_queue_depth",
-		"The queue depth", []string{"name"}, nil)
-	descQueueCapacity = prometheus.NewDesc("resilience4j_bulkhead_queue_capacity",
-		"The queue capacity", []string{"name"}, nil)
-
 	descPoolInfo = prometheus.NewDesc("bulkhead_pool_info",
-		"1 for each pool, labelled with its kind (semaphore or workers).", []string{"name", "kind"}, nil)
-	descSemWaiting = prometheus.NewDesc("bulkhead_semaphore_waiting_calls",
-		"Calls waiting for a permit of a semaphore pool.", []string{"name"}, nil)
-	descSemWaitingCap = prometheus.NewDesc("bulkhead_semaphore_waiting_capacity",
-		"Capacity of a semaphore pool's waiting room (0: none).", []string{"name"}, nil)
+		"1 for each pool, labelled with its kind.", []string{"name", "kind"}, nil)
 	descAdmitted = prometheus.NewDesc("bulkhead_admitted_calls_total",
 		"Calls the pool admitted.", []string{"name"}, nil)
 	descRejected = prometheus.NewDesc("bulkhead_rejected_calls_total",
@@ -95,10 +71,11 @@ var (
 type collector struct{ s *Service }
 
 func (collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range poolMetricDescs {
+		ch <- d.desc
+	}
 	for _, d := range []*prometheus.Desc{
-		descAvailable, descMaxAllowed, descThreadPoolSize, descCoreThreadPoolSize, descMaxThreadPoolSize,
-		descActiveThreads, descAvailableThreads, descQueueDepth, descQueueCapacity,
-		descPoolInfo, descSemWaiting, descSemWaitingCap, descAdmitted, descRejected, descWaitTotal, descWaitMax,
+		descPoolInfo, descAdmitted, descRejected, descWaitTotal, descWaitMax,
 		descDepInFlight, descDepInFlightMax, descDepConnsOpen, descDepConnsInUse, descDepConnWait, descDepCalls, descDepTimeouts,
 		descDepErrors, descDepBreaker, descDepBreakerRejected, descInFlight, descGoroutines, descInbound,
 		descInboundCap, descOutbound, descOutboundCap, descOutboundRejected,
@@ -114,21 +91,10 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(d, t, v, labels...)
 	}
 	for _, p := range snap.Pools {
-		if p.Kind == KindWorkers {
-			// A workers pool starts its Size workers up front and never grows: core, max and
-			// current size are all Size.
-			m(descThreadPoolSize, gauge, float64(p.Capacity), p.Name)
-			m(descCoreThreadPoolSize, gauge, float64(p.Capacity), p.Name)
-			m(descMaxThreadPoolSize, gauge, float64(p.Capacity), p.Name)
-			m(descActiveThreads, gauge, float64(p.InUse), p.Name)
-			m(descAvailableThreads, gauge, float64(p.Capacity-p.InUse), p.Name)
-			m(descQueueDepth, gauge, float64(p.Waiting), p.Name)
-			m(descQueueCapacity, gauge, float64(p.QueueCapacity), p.Name)
-		} else {
-			m(descAvailable, gauge, float64(p.Capacity-p.InUse), p.Name)
-			m(descMaxAllowed, gauge, float64(p.Capacity), p.Name)
-			m(descSemWaiting, gauge, float64(p.Waiting), p.Name)
-			m(descSemWaitingCap, gauge, float64(p.QueueCapacity), p.Name)
+		if params, ok := NewPoolParams(p.Kind); ok {
+			for _, pm := range params.Metrics() {
+				m(poolMetricDescs[pm.Name].desc, pm.Type, pm.Value(p), p.Name)
+			}
 		}
 		m(descPoolInfo, gauge, 1, p.Name, string(p.Kind))
 		m(descAdmitted, counter, float64(p.Admitted), p.Name)

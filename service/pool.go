@@ -11,7 +11,10 @@ import (
 )
 
 // Pool is one bulkhead: it admits a bounded number of concurrent calls and turns the rest away
-// with a *RejectedError. Each kind lives in its own file (semaphore.go, workers.go).
+// with a *RejectedError. Each kind lives in its own file (semaphore.go, workers.go, aimd.go,
+// gradient2.go, vegas.go) behind the registry of poolkind.go; a kind can live in another
+// package, since everything a pool reports is built from exported accounting (Meter,
+// PoolCounters, Usage).
 type Pool interface {
 	// Do runs fn once a slot is free and returns fn's error. It blocks while the call waits for a
 	// slot (bounded by the pool's waiting room and MaxWait) and while fn runs. When no slot can be
@@ -19,21 +22,15 @@ type Pool interface {
 	// running fn. When ctx is done while waiting it returns ctx.Err() and leaves the pool as it
 	// was. fn receives ctx (or a context derived from it) and must honour its cancellation.
 	Do(ctx context.Context, fn func(context.Context) error) error
-	// Stats returns the pool's account at this instant (atomic loads; the usage readers' own
-	// mutexes, held for a few loads).
-	Stats() PoolStats
-	// stats returns the account at t (see now); take starts a new sampling interval: it resets
-	// the peaks and first times at capacity that Service.Sample reports per interval.
-	stats(t int64, take bool) PoolStats
+	// Account returns the pool's account at at, a reading of Now shared by every resource of one
+	// snapshot (atomic loads and short critical sections only; it does not wait for calls).
+	// take starts a new sampling interval: it resets the peaks and first times at capacity that
+	// Service.Sample reports per interval; only the service's one sampler passes true.
+	Account(at time.Duration, take bool) PoolStats
 	// Close makes later calls to Do return ErrClosed and releases the pool's goroutines, if it
 	// has any (a Workers pool blocks until its workers have exited; a Semaphore has none).
 	Close()
 }
-
-var (
-	_ Pool = (*Semaphore)(nil)
-	_ Pool = (*Workers)(nil)
-)
 
 // Sentinel errors of a rejected call. A pool returns them wrapped in a *RejectedError naming the
 // pool; check them with errors.Is.
@@ -64,22 +61,22 @@ func (e *RejectedError) Error() string {
 // Unwrap returns the sentinel, so errors.Is(err, ErrFull) works.
 func (e *RejectedError) Unwrap() error { return e.Err }
 
-// NewPool builds the pool described by cfg. It returns an error naming the field when cfg
-// cannot run (see Config.Validate).
+// NewPool builds the pool described by cfg with its kind's constructor (Kind "" is
+// DefaultPoolKind). It returns a *ValidationError naming the field when cfg cannot run, an
+// unknown kind included (see Config.Validate).
 func NewPool(cfg PoolConfig) (Pool, error) {
 	if problems := validatePool("pool", cfg); len(problems) > 0 {
 		return nil, &ValidationError{Problems: problems}
 	}
-	switch cfg.Kind {
-	case KindWorkers:
-		return NewWorkers(cfg), nil
-	default:
-		return NewSemaphore(cfg), nil
-	}
+	cfg = cfg.WithDefaults()
+	cfg.Params = cfg.params()
+	return cfg.Params.New(cfg), nil
 }
 
-// poolCounters is the account both pool kinds keep: plain atomics, no lock.
-type poolCounters struct {
+// PoolCounters is the part of a pool's account every kind keeps the same way: admissions,
+// rejections by reason and the time calls waited for a slot. Plain atomics, no lock; the zero
+// value is ready to use.
+type PoolCounters struct {
 	admitted    atomic.Uint64
 	full        atomic.Uint64
 	queueFull   atomic.Uint64
@@ -88,8 +85,21 @@ type poolCounters struct {
 	waitMax     atomic.Int64 // ns
 }
 
+// Admit counts one admitted call.
+func (c *PoolCounters) Admit() { c.admitted.Add(1) }
+
+// Reject counts a rejection of a call by the pool named pool and returns the *RejectedError for
+// it: sentinel is ErrFull, ErrQueueFull or ErrWaitTimeout.
+func (c *PoolCounters) Reject(pool string, sentinel error) error { return c.reject(pool, sentinel) }
+
+// Waited records the time one call spent waiting for a slot (admitted or not).
+func (c *PoolCounters) Waited(d time.Duration) { c.waited(d) }
+
+// Fill writes the counters into st (Admitted, Rejected, WaitTotal, WaitMax).
+func (c *PoolCounters) Fill(st *PoolStats) { c.fill(st) }
+
 // reject counts a rejection and returns the error for it.
-func (c *poolCounters) reject(pool string, sentinel error) error {
+func (c *PoolCounters) reject(pool string, sentinel error) error {
 	reason := outcome.ReasonFull
 	switch sentinel {
 	case ErrFull:
@@ -105,7 +115,7 @@ func (c *poolCounters) reject(pool string, sentinel error) error {
 }
 
 // waited records the time one call spent waiting for a slot (admitted or not).
-func (c *poolCounters) waited(d time.Duration) {
+func (c *PoolCounters) waited(d time.Duration) {
 	n := int64(d)
 	c.waitTotal.Add(n)
 	for {
@@ -116,7 +126,7 @@ func (c *poolCounters) waited(d time.Duration) {
 	}
 }
 
-func (c *poolCounters) fill(st *PoolStats) {
+func (c *PoolCounters) fill(st *PoolStats) {
 	st.Admitted = c.admitted.Load()
 	st.Rejected = map[string]uint64{
 		outcome.ReasonFull:        c.full.Load(),

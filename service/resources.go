@@ -8,8 +8,10 @@ import "github.com/bulkheadlab/bulkhead/outcome"
 // endpoint "inbound:<path>" and "retry:<path>"; then "inbound-conns", "outbound-conns",
 // "goroutines", "heap-bytes" and "stack-bytes".
 //
-//   - pool:<name>: Capacity is the pool size, InUse the slots held, Rejected the calls turned
-//     away because no slot came: reasons full and wait-timeout.
+//   - pool:<name>: Capacity is the pool size (for an adaptive pool the limit at the sample's
+//     instant, with MeanCapacity its exact time-weighted mean over the interval and AtCapacity
+//     the time the calls in flight were at or above the limit of each moment), InUse the slots
+//     held, Rejected the calls turned away because no slot came: reasons full and wait-timeout.
 //   - queue:<name>: only when QueueCapacity > 0. Capacity is the queue capacity, InUse the
 //     callers waiting, Rejected the queue-full rejections.
 //   - conns:<dep>: connections open to the dependency. Capacity 0: there is no per-dependency
@@ -41,7 +43,8 @@ import "github.com/bulkheadlab/bulkhead/outcome"
 func (s Snapshot) Resources() []outcome.Resource { return s.ResourcesSince(nil) }
 
 // CallCapacities returns, by dependency name, the cap on its calls in flight: the size of its
-// pool when it is that pool's only dependency, else 0 (none of its own). Resources (calls:<dep>)
+// pool when it is that pool's only dependency and the pool's size is fixed, else 0 (none of its
+// own). Resources (calls:<dep>)
 // and /metrics (bulkhead_dependency_calls_in_flight_max) both read it, so a scraped calls:<dep>
 // is at capacity exactly when the in-process one is.
 func (s Snapshot) CallCapacities() map[string]int {
@@ -53,7 +56,9 @@ func (s Snapshot) CallCapacities() map[string]int {
 	}
 	size := map[string]int{}
 	for _, p := range s.Pools {
-		size[p.Name] = p.Capacity
+		if p.Limit == nil {
+			size[p.Name] = p.Capacity
+		}
 	}
 	out := make(map[string]int, len(s.Dependencies))
 	for _, d := range s.Dependencies {
@@ -79,8 +84,8 @@ func (s Snapshot) ResourcesSince(prev *Snapshot) []outcome.Resource {
 		}
 		r := outcome.Resource{
 			Name:     "pool:" + p.Name,
-			Capacity: p.Capacity,
-			InUse:    p.InUse,
+			Capacity: float64(p.Capacity),
+			InUse:    float64(p.InUse),
 			Rejected: p.Rejected[outcome.ReasonFull] + p.Rejected[outcome.ReasonWaitTimeout],
 		}
 		if pp != nil {
@@ -90,8 +95,8 @@ func (s Snapshot) ResourcesSince(prev *Snapshot) []outcome.Resource {
 		if p.QueueCapacity > 0 {
 			r := outcome.Resource{
 				Name:     "queue:" + p.Name,
-				Capacity: p.QueueCapacity,
-				InUse:    p.Waiting,
+				Capacity: float64(p.QueueCapacity),
+				InUse:    float64(p.Waiting),
 				Rejected: p.Rejected[outcome.ReasonQueueFull],
 			}
 			if pp != nil && pp.Queue != nil && p.Queue != nil {
@@ -102,15 +107,15 @@ func (s Snapshot) ResourcesSince(prev *Snapshot) []outcome.Resource {
 	}
 	callCaps := s.CallCapacities()
 	for i, d := range s.Dependencies {
-		conns := outcome.Resource{Name: "conns:" + d.Name, InUse: d.ConnsOpen}
-		calls := outcome.Resource{Name: "calls:" + d.Name, Capacity: callCaps[d.Name], InUse: d.InFlight}
+		conns := outcome.Resource{Name: "conns:" + d.Name, InUse: float64(d.ConnsOpen)}
+		calls := outcome.Resource{Name: "calls:" + d.Name, Capacity: float64(callCaps[d.Name]), InUse: float64(d.InFlight)}
 		if prev != nil && i < len(prev.Dependencies) && prev.Dependencies[i].Name == d.Name {
 			exact(&conns, prev.Dependencies[i].ConnsUsage, d.ConnsUsage)
 			exact(&calls, prev.Dependencies[i].InFlightUsage, d.InFlightUsage)
 		}
 		rs = append(rs, conns, calls)
 		if d.BreakerState != "" {
-			open := 0
+			open := 0.0
 			if d.BreakerState == "open" {
 				open = 1
 			}
@@ -118,25 +123,25 @@ func (s Snapshot) ResourcesSince(prev *Snapshot) []outcome.Resource {
 		}
 	}
 	for i, in := range s.Inbound {
-		backlog := outcome.Resource{Name: "inbound:" + in.Endpoint, Capacity: in.MaxBacklog, InUse: in.Backlog, Rejected: in.GivenUp}
+		backlog := outcome.Resource{Name: "inbound:" + in.Endpoint, Capacity: float64(in.MaxBacklog), InUse: float64(in.Backlog), Rejected: in.GivenUp}
 		if prev != nil && i < len(prev.Inbound) && prev.Inbound[i].Endpoint == in.Endpoint {
 			exact(&backlog, prev.Inbound[i].BacklogUsage, in.BacklogUsage)
 		}
 		rs = append(rs, backlog,
-			outcome.Resource{Name: "retry:" + in.Endpoint, InUse: in.Waiting, Rejected: in.Deferred + in.Failed},
+			outcome.Resource{Name: "retry:" + in.Endpoint, InUse: float64(in.Waiting), Rejected: in.Deferred + in.Failed},
 		)
 	}
 	pr := s.Process
-	in := outcome.Resource{Name: "inbound-conns", Capacity: pr.InboundConnsCap, InUse: pr.InboundConns}
-	out := outcome.Resource{Name: "outbound-conns", Capacity: pr.OutboundConnsCap, InUse: pr.OutboundConns, Rejected: pr.OutboundConnsRejected}
+	in := outcome.Resource{Name: "inbound-conns", Capacity: float64(pr.InboundConnsCap), InUse: float64(pr.InboundConns)}
+	out := outcome.Resource{Name: "outbound-conns", Capacity: float64(pr.OutboundConnsCap), InUse: float64(pr.OutboundConns), Rejected: pr.OutboundConnsRejected}
 	if prev != nil {
 		exact(&in, prev.Process.InboundConnsUsage, pr.InboundConnsUsage)
 		exact(&out, prev.Process.OutboundConnsUsage, pr.OutboundConnsUsage)
 	}
 	return append(rs, in, out,
-		outcome.Resource{Name: "goroutines", InUse: pr.Goroutines},
-		outcome.Resource{Name: "heap-bytes", InUse: int(pr.HeapBytes)},
-		outcome.Resource{Name: "stack-bytes", InUse: int(pr.StackBytes)},
+		outcome.Resource{Name: "goroutines", InUse: float64(pr.Goroutines)},
+		outcome.Resource{Name: "heap-bytes", InUse: float64(pr.HeapBytes)},
+		outcome.Resource{Name: "stack-bytes", InUse: float64(pr.StackBytes)},
 	)
 }
 
@@ -149,7 +154,10 @@ func exact(r *outcome.Resource, prev, cur Usage) {
 	}
 	r.Interval = iv
 	r.MeanInUse = float64(cur.InUseNS-prev.InUseNS) / float64(iv)
-	r.MaxInUse = cur.Peak
+	if cur.CapacityNS != 0 {
+		r.MeanCapacity = float64(cur.CapacityNS-prev.CapacityNS) / float64(iv)
+	}
+	r.MaxInUse = float64(cur.Peak)
 	r.AtCapacity = min(max(cur.AtCapacity-prev.AtCapacity, 0), iv)
 	switch {
 	case prev.Full:

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bulkheadlab/bulkhead/outcome"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Semaphore is a counting semaphore bulkhead (Resilience4j's SemaphoreBulkhead): the caller's
@@ -27,6 +28,9 @@ import (
 // reads the clock when its call starts and ends.
 //
 // A Semaphore must be created with NewSemaphore; it is safe for concurrent use.
+//
+// Kind semaphore (SemaphoreParams) has no parameters of its own: Size is its permits,
+// QueueCapacity and MaxWait its waiting room.
 type Semaphore struct {
 	// Read-mostly, set by NewSemaphore (closed once by Close).
 	size     int64
@@ -73,7 +77,7 @@ const (
 type waitRoom struct {
 	mu      sync.Mutex
 	waiters list.List // of *semWaiter
-	c       poolCounters
+	c       PoolCounters
 }
 
 type semWaiter struct {
@@ -305,12 +309,14 @@ func (s *Semaphore) doneDo() {
 	s.Release()
 }
 
-// Stats returns the semaphore's account: Capacity is Size, InUse the permits held, Waiting the
-// callers in the waiting room.
-func (s *Semaphore) Stats() PoolStats { return s.stats(s.now(), false) }
+// Stats returns the semaphore's account now: Capacity is Size, InUse the permits held, Waiting
+// the callers in the waiting room.
+func (s *Semaphore) Stats() PoolStats { return s.account(s.now(), false) }
 
-// stats returns the account at t; take starts a new sampling interval (see Service.Sample).
-func (s *Semaphore) stats(t int64, take bool) PoolStats {
+// Account returns the account at at (see Pool); take starts a new sampling interval.
+func (s *Semaphore) Account(at time.Duration, take bool) PoolStats { return s.account(int64(at), take) }
+
+func (s *Semaphore) account(t int64, take bool) PoolStats {
 	w := s.state.Load()
 	st := PoolStats{
 		Name:          s.name,
@@ -320,7 +326,7 @@ func (s *Semaphore) stats(t int64, take bool) PoolStats {
 		QueueCapacity: int(s.queueCap),
 	}
 	st.Slots = s.rd.read(t, &s.held, &s.slots, &s.pk, take)
-	var c poolCounters
+	var c PoolCounters
 	if s.room != nil {
 		st.Waiting = s.queue.level()
 		q := s.queue.usage(t, take)
@@ -339,3 +345,59 @@ func (s *Semaphore) stats(t int64, take bool) PoolStats {
 // Close makes later Acquire and Do calls fail with ErrClosed. A semaphore owns no goroutine;
 // callers already waiting keep waiting for a permit or their MaxWait.
 func (s *Semaphore) Close() { s.closed.Store(true) }
+
+// KindSemaphore is a counting semaphore: the caller's goroutine holds a permit for the call. Up
+// to QueueCapacity callers may wait for a permit, each at most MaxWait; MaxWait 0 rejects at once
+// when no permit is free.
+const KindSemaphore PoolKind = "semaphore"
+
+var _ Pool = (*Semaphore)(nil)
+
+func init() { RegisterPoolKind(&SemaphoreParams{}) }
+
+// SemaphoreParams is kind semaphore: it has no parameters beyond the ones every pool has (size:
+// the permits; queue and max_wait: the waiting room).
+type SemaphoreParams struct{}
+
+// Kind returns KindSemaphore.
+func (*SemaphoreParams) Kind() PoolKind { return KindSemaphore }
+
+// Check requires max_wait > 0 when the semaphore has a queue: with max_wait 0 a caller never
+// waits, so the queue would stay empty.
+func (*SemaphoreParams) Check(cfg PoolConfig) []FieldError {
+	if cfg.QueueCapacity > 0 && cfg.MaxWait == 0 {
+		return []FieldError{{Path: "max_wait", Reason: "must be > 0 for a semaphore with a queue (a semaphore with max_wait 0 never waits, so its queue would stay empty)"}}
+	}
+	return nil
+}
+
+// New returns NewSemaphore(cfg).
+func (*SemaphoreParams) New(cfg PoolConfig) Pool { return NewSemaphore(cfg) }
+
+// Goroutines is 0: a semaphore's calls run on their callers' goroutines.
+func (*SemaphoreParams) Goroutines(PoolConfig) int { return 0 }
+
+// String is "": a semaphore has no parameters of its own.
+func (*SemaphoreParams) String() string { return "" }
+
+// Metrics is Resilience4j's bulkhead family (TaggedBulkheadMetrics: available and max allowed
+// concurrent calls), so dashboards built for Resilience4j read it unchanged, and the waiting
+// room Resilience4j does not publish.
+func (*SemaphoreParams) Metrics() []PoolMetric { return semaphoreMetrics }
+
+var semaphoreMetrics = []PoolMetric{
+	metricAvailable, metricMaxAllowed,
+	{Name: "bulkhead_semaphore_waiting_calls", Help: "Calls waiting for a permit of a semaphore pool.",
+		Type: prometheus.GaugeValue, Value: func(st PoolStats) float64 { return float64(st.Waiting) }},
+	{Name: "bulkhead_semaphore_waiting_capacity", Help: "Capacity of a semaphore pool's waiting room (0: none).",
+		Type: prometheus.GaugeValue, Value: func(st PoolStats) float64 { return float64(st.QueueCapacity) }},
+}
+
+// metricAvailable and metricMaxAllowed are Resilience4j's semaphore bulkhead gauges; adaptive
+// pools publish them too, with the limit of the moment as the maximum.
+var (
+	metricAvailable = PoolMetric{Name: "resilience4j_bulkhead_available_concurrent_calls", Help: "The number of available permissions",
+		Type: prometheus.GaugeValue, Value: func(st PoolStats) float64 { return float64(st.Capacity - st.InUse) }}
+	metricMaxAllowed = PoolMetric{Name: "resilience4j_bulkhead_max_allowed_concurrent_calls", Help: "The maximum number of available permissions",
+		Type: prometheus.GaugeValue, Value: func(st PoolStats) float64 { return float64(st.Capacity) }}
+)

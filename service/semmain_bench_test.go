@@ -207,7 +207,7 @@ func (s *semMain) Stats() PoolStats {
 		Waiting:       int(s.waiting.Load()),
 		QueueCapacity: int(s.queueCap),
 	}
-	var c poolCounters
+	var c PoolCounters
 	if s.room != nil {
 		c.queueFull.Store(s.room.c.queueFull.Load())
 		c.waitTimeout.Store(s.room.c.waitTimeout.Load())

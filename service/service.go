@@ -92,8 +92,9 @@ func New(cfg Config) (*Service, error) {
 			s.byName[n].pool, s.byName[n].poolName = p, pc.Name
 		}
 	}
-	// A dependency alone in its pool is capped at the pool's size: its calls in flight are at
-	// capacity exactly when the pool is (see Snapshot.Resources, calls:<dep>).
+	// A dependency alone in a pool of fixed size is capped at that size: its calls in flight are
+	// at capacity exactly when the pool is (see Snapshot.Resources, calls:<dep>). A pool whose
+	// limit moves (Limit set) caps them at the limit of each moment, which pool:<name> accounts.
 	members := map[Pool]int{}
 	for _, d := range s.deps {
 		if d.pool != nil {
@@ -102,7 +103,9 @@ func New(cfg Config) (*Service, error) {
 	}
 	for _, d := range s.deps {
 		if d.pool != nil && members[d.pool] == 1 {
-			d.inFlight.capacity = int64(d.pool.Stats().Capacity)
+			if st := d.pool.Account(Now(), false); st.Limit == nil {
+				d.inFlight.capacity = int64(st.Capacity)
+			}
 		}
 	}
 
@@ -320,7 +323,7 @@ func (s *Service) snapshot(take bool) Snapshot {
 	snap.Process.OutboundConnsUsage = s.outbound.usage(t, take)
 	snap.Process.HeapBytes, snap.Process.StackBytes = readMemory()
 	for _, p := range s.pools {
-		snap.Pools = append(snap.Pools, p.stats(t, take))
+		snap.Pools = append(snap.Pools, p.Account(time.Duration(t), take))
 	}
 	for _, d := range s.deps {
 		snap.Dependencies = append(snap.Dependencies, d.stats(t, take))

@@ -52,8 +52,10 @@ type InboundStats struct {
 
 // PoolStats is one pool's account. Counters are cumulative since start.
 type PoolStats struct {
-	Name          string            `json:"name"`
-	Kind          PoolKind          `json:"kind"`
+	Name string   `json:"name"`
+	Kind PoolKind `json:"kind"`
+	// Capacity is the calls the pool admits at once now: its size, or for an adaptive pool the
+	// limit of the moment (see Limit).
 	Capacity      int               `json:"capacity"`
 	InUse         int               `json:"in_use"`
 	Waiting       int               `json:"waiting"` // waiters (semaphore) or queued tasks (workers)
@@ -62,10 +64,34 @@ type PoolStats struct {
 	Rejected      map[string]uint64 `json:"rejected"` // by reason: full, queue-full, wait-timeout
 	WaitTotal     time.Duration     `json:"wait_total_ns"`
 	WaitMax       time.Duration     `json:"wait_max_ns"`
-	// Slots is the exact time account of the slots in use (see Usage); Queue that of the
-	// waiting room, nil without one.
+	// Slots is the exact time account of the slots in use (see Usage), against the capacity of
+	// each moment; Queue that of the waiting room, nil without one.
 	Slots Usage  `json:"slots"`
 	Queue *Usage `json:"queue,omitempty"`
+	// Limit is the state of an adaptive pool's limit, nil for a pool of fixed size.
+	Limit *LimitStats `json:"limit,omitempty"`
+}
+
+// LimitStats is the state of an adaptive pool's concurrency limit (Capacity is the limit now;
+// Slots.CapacityNS its integral over time).
+type LimitStats struct {
+	// Min and Max bound the limit (Max is the pool's size).
+	Min int `json:"min"`
+	Max int `json:"max"`
+	// Estimate is the algorithm's estimate of the limit; the limit is its integer part, within
+	// [Min, Max].
+	Estimate float64 `json:"estimate"`
+	// Changes counts the times the limit changed; Samples the calls the algorithm learned from,
+	// of which Drops were timeouts (or a dependency's own rejections); Ignored the calls it did
+	// not learn from (failures that say nothing of the time a call takes).
+	Changes uint64 `json:"changes"`
+	Samples uint64 `json:"samples"`
+	Drops   uint64 `json:"drops"`
+	Ignored uint64 `json:"ignored"`
+	// RTT is the last sample's round-trip time; BaseRTT the algorithm's reference (Gradient2's
+	// long-term average, Vegas' no-load minimum; 0 for an algorithm that keeps none).
+	RTT     time.Duration `json:"rtt_ns"`
+	BaseRTT time.Duration `json:"base_rtt_ns"`
 }
 
 // DependencyStats is one dependency's account. Counters are cumulative since start.

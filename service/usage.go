@@ -109,7 +109,13 @@ type Usage struct {
 	// InUseNS is the integral of the level over time since creation, in level·nanoseconds:
 	// the mean level between two reads is the difference of InUseNS over the difference of At.
 	InUseNS int64 `json:"in_use_ns"`
-	// AtCapacity is the total time spent at capacity since creation (0 when unbounded).
+	// CapacityNS is the integral of the capacity over time since creation, in capacity·ns, for
+	// a resource whose capacity changes (an adaptive pool's limit, accounted by a Meter): the
+	// mean capacity between two reads is its difference over the difference of At. 0 for a
+	// resource whose capacity is fixed.
+	CapacityNS int64 `json:"capacity_ns,omitempty"`
+	// AtCapacity is the total time spent at capacity since creation (0 when unbounded): for a
+	// capacity that changes, the time the level was at or above the capacity of that moment.
 	AtCapacity time.Duration `json:"at_capacity_ns"`
 	// Full is true when the resource is at capacity at At.
 	Full bool `json:"full"`

@@ -106,7 +106,7 @@ func TestSemaphoreAccountsExactTime(t *testing.T) {
 				clock.Store(e.at)
 				switch e.kind {
 				case 0:
-					snaps = append(snaps, s.stats(ms(e.at), true))
+					snaps = append(snaps, s.account(ms(e.at), true))
 				case 1:
 					if err := s.Acquire(context.Background()); !errors.Is(err, ErrFull) {
 						t.Fatalf("Acquire at %d ms = %v, want ErrFull", e.at, err)
@@ -141,7 +141,7 @@ func TestSemaphoreAccountsExactTime(t *testing.T) {
 					first = time.Duration(ms(w.first))
 				}
 				want := outcome.Resource{Interval: time.Duration(ms(tc.samples[i+1] - tc.samples[i])), MeanInUse: w.mean,
-					MaxInUse: w.max, AtCapacity: time.Duration(ms(w.atCapacity)), FirstAtCapacity: first}
+					MaxInUse: float64(w.max), AtCapacity: time.Duration(ms(w.atCapacity)), FirstAtCapacity: first}
 				if r != want {
 					t.Errorf("interval %d: got %+v, want %+v", i, r, want)
 				}
@@ -191,7 +191,7 @@ func TestGaugeAccountsExactTime(t *testing.T) {
 func TestSemaphoreAccountingUnderContention(t *testing.T) {
 	const size = 3
 	s := NewSemaphore(PoolConfig{Name: "p", Size: size})
-	first := s.stats(s.now(), true)
+	first := s.account(s.now(), true)
 	var wg sync.WaitGroup
 	var admitted atomic.Int64
 	for range 8 {
@@ -206,7 +206,7 @@ func TestSemaphoreAccountingUnderContention(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	last := s.stats(s.now(), true)
+	last := s.account(s.now(), true)
 	var r outcome.Resource
 	exact(&r, first.Slots, last.Slots)
 	if r.AtCapacity < 0 || r.AtCapacity > r.Interval || r.MeanInUse < 0 || r.MeanInUse > size || r.MaxInUse > size {
@@ -218,7 +218,7 @@ func TestSemaphoreAccountingUnderContention(t *testing.T) {
 	if last.InUse != 0 || last.Slots.Full {
 		t.Errorf("after the hammer: in use %d, full %v; want 0, false", last.InUse, last.Slots.Full)
 	}
-	again := s.stats(s.now()+int64(time.Second), false)
+	again := s.account(s.now()+int64(time.Second), false)
 	if again.Slots.AtCapacity != last.Slots.AtCapacity || again.Slots.InUseNS != last.Slots.InUseNS {
 		t.Errorf("an idle pool's integrals grew: %+v then %+v", last.Slots, again.Slots)
 	}
@@ -232,7 +232,7 @@ func TestSemaphoreWaitingRoomAccountsExactTime(t *testing.T) {
 	s := NewSemaphore(PoolConfig{Name: "p", Size: 1, QueueCapacity: 1, MaxWait: time.Hour})
 	s.clock = func() int64 { return ms(clock.Load()) }
 	s.queue.clock = s.clock
-	first := s.stats(0, true)
+	first := s.account(0, true)
 
 	type call struct{ started, release, done chan struct{} }
 	do := func() *call {
@@ -262,7 +262,7 @@ func TestSemaphoreWaitingRoomAccountsExactTime(t *testing.T) {
 	clock.Store(80)
 	close(b.release)
 	<-b.done
-	last := s.stats(ms(100), true)
+	last := s.account(ms(100), true)
 
 	var slots, queue outcome.Resource
 	exact(&slots, first.Slots, last.Slots)

@@ -336,8 +336,8 @@ func (c Config) validatePools(v *validation, deps map[string]bool) map[string]st
 			v.add(f+".name", "duplicate pool %q", p.Name)
 		}
 		names[p.Name] = true
-		if p.Kind == KindWorkers && p.Size > 0 {
-			workers += min(p.Size, MaxPoolSize+1)
+		if p.Size > 0 {
+			workers += min(PoolGoroutines(p), MaxPoolSize+1)
 		}
 		if p.QueueCapacity > 0 {
 			queued += min(p.QueueCapacity, MaxQueueCapacity+1)
@@ -355,7 +355,7 @@ func (c Config) validatePools(v *validation, deps map[string]bool) map[string]st
 		}
 	}
 	if workers > MaxWorkers {
-		v.add("pools", "the workers pools start %d goroutines together, more than the %d allowed", workers, MaxWorkers)
+		v.add("pools", "the pools start %d goroutines together, more than the %d allowed", workers, MaxWorkers)
 	}
 	if queued > MaxQueued {
 		v.add("pools", "the pools' queues hold %d together, more than the %d allowed", queued, MaxQueued)
@@ -374,15 +374,21 @@ func knownNames(names []string) string {
 	return strings.Join(names, ", ")
 }
 
-// validatePool checks one pool on its own; f is the field path of the pool.
+// validatePool checks one pool on its own, f being its field path: the checks every pool gets,
+// then its kind's (PoolParams.Check), whose paths are keys under f.
 func validatePool(f string, p PoolConfig) []FieldError {
 	v := &validation{}
 	if reason := ValidName(p.Name); reason != "" {
 		v.add(f+".name", "%s", reason)
 	}
-	kind, err := ParsePoolKind(string(p.Kind))
-	if err != nil {
-		v.add(f+".kind", "unknown pool kind %q (known: semaphore, workers)", p.Kind)
+	named := len(v.problems)
+	p = p.WithDefaults()
+	p.Params = p.params()
+	switch {
+	case p.Params == nil:
+		v.add(f+".kind", "unknown pool kind %q (known: %s)", p.Kind, knownPoolKinds())
+	case p.Params.Kind() != p.Kind:
+		v.add(f+".kind", "kind %q does not match its parameters (%s)", p.Kind, p.Params.Kind())
 	}
 	switch {
 	case p.Size <= 0:
@@ -392,10 +398,20 @@ func validatePool(f string, p PoolConfig) []FieldError {
 	}
 	v.bounded(f+".queue", p.QueueCapacity, MaxQueueCapacity, "no waiting room")
 	v.duration(f+".max_wait", p.MaxWait, false)
-	if kind == KindSemaphore && p.QueueCapacity > 0 && p.MaxWait == 0 {
-		v.add(f+".max_wait", "must be > 0 for a semaphore with a queue (a semaphore with max_wait 0 never waits, so its queue would stay empty)")
+	if len(v.problems) == named { // the kind's checks may assume a known kind and sound bounds
+		for _, fe := range p.Params.Check(p) {
+			v.add(join(f, fe.Path), "%s", fe.Reason)
+		}
 	}
 	return v.problems
+}
+
+// join appends key to the field path f ("pools[0]" + "min_limit"); an empty key is f itself.
+func join(f, key string) string {
+	if key == "" {
+		return f
+	}
+	return f + "." + key
 }
 
 // ParseMode returns the Mode named by s ("" means shared).
@@ -407,17 +423,6 @@ func ParseMode(s string) (Mode, error) {
 		return Mode(s), nil
 	}
 	return "", fmt.Errorf("mode %q: must be shared, split or none", s)
-}
-
-// ParsePoolKind returns the PoolKind named by s ("" means semaphore).
-func ParsePoolKind(s string) (PoolKind, error) {
-	switch PoolKind(s) {
-	case "", KindSemaphore:
-		return KindSemaphore, nil
-	case KindWorkers:
-		return KindWorkers, nil
-	}
-	return "", fmt.Errorf("kind %q: must be semaphore or workers", s)
 }
 
 // router is an http.ServeMux that returns the mux's panic on a pattern it refuses as an error.

@@ -56,10 +56,10 @@ func TestValidate(t *testing.T) {
 			c.Pools = append(c.Pools, PoolConfig{Name: "C", Kind: KindWorkers, Size: MaxPoolSize})
 			c.Dependencies = append(c.Dependencies, DependencyConfig{Name: "C", URL: "http://127.0.0.1:3"})
 			c.Pools[2].Dependencies = []string{"C"}
-		}, "pools: the workers pools start 30000 goroutines together, more than the 20000 allowed"},
+		}, "pools: the pools start 30000 goroutines together, more than the 20000 allowed"},
 		{"semaphore queue without max wait", func(c *Config) { c.Pools[0].QueueCapacity = 3 }, "pools[0].max_wait: must be > 0 for a semaphore with a queue"},
 		{"max wait of a day", func(c *Config) { c.Pools[0].MaxWait = 24 * time.Hour }, "pools[0].max_wait: 24h0m0s is longer than the 1h0m0s allowed"},
-		{"unknown kind", func(c *Config) { c.Pools[0].Kind = "threads" }, `pools[0].kind: unknown pool kind "threads" (known: semaphore, workers)`},
+		{"unknown kind", func(c *Config) { c.Pools[0].Kind = "threads" }, `pools[0].kind: unknown pool kind "threads" (known: ` + knownPoolKinds() + ")"},
 		{"dependency in two pools", func(c *Config) { c.Pools[1].Dependencies = []string{"A"} }, `pools[1].dependencies[0]: dependency "A" is already in pool "A"`},
 		{"dependency in no pool", func(c *Config) { c.Pools = c.Pools[:1] }, `pools: dependency "B" is in no pool`},
 		{"pool of unknown dependency", func(c *Config) { c.Pools[1].Dependencies = []string{"C"} }, `pools[1].dependencies[0]: unknown dependency "C"`},

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Workers is a thread-pool bulkhead (Resilience4j's ThreadPoolBulkhead): Size worker goroutines
@@ -26,6 +28,9 @@ import (
 // not with Size (the partners scenario: 20 workers per partner, at most one or two ever busy).
 //
 // A Workers must be created with NewWorkers and stopped with Close; it is safe for concurrent use.
+//
+// Kind workers (WorkersParams) has no parameters of its own: Size is its workers, QueueCapacity
+// its queue, MaxWait the longest a task may wait in it.
 type Workers struct {
 	name     string
 	size     int
@@ -52,7 +57,7 @@ type Workers struct {
 	// compare-and-swap on it against Size+QueueCapacity, so a call is rejected exactly when every
 	// worker is busy and the queue is full, never because a worker had not yet taken its task.
 	accepted atomic.Int32
-	c        poolCounters
+	c        PoolCounters
 }
 
 // Task states. A task moves from queued to running (a worker took it) or to abandoned (its caller
@@ -222,12 +227,14 @@ func (p *Workers) Do(ctx context.Context, fn func(context.Context) error) error 
 	}
 }
 
-// Stats returns the pool's account: Capacity is Size, InUse the busy workers, Waiting the tasks
-// in the queue (including abandoned ones no worker has discarded yet).
-func (p *Workers) Stats() PoolStats { return p.stats(now(), false) }
+// Stats returns the pool's account now: Capacity is Size, InUse the busy workers, Waiting the
+// tasks in the queue (including abandoned ones no worker has discarded yet).
+func (p *Workers) Stats() PoolStats { return p.account(now(), false) }
 
-// stats returns the account at t; take starts a new sampling interval (see Service.Sample).
-func (p *Workers) stats(t int64, take bool) PoolStats {
+// Account returns the account at at (see Pool); take starts a new sampling interval.
+func (p *Workers) Account(at time.Duration, take bool) PoolStats { return p.account(int64(at), take) }
+
+func (p *Workers) account(t int64, take bool) PoolStats {
 	st := PoolStats{
 		Name:          p.name,
 		Kind:          KindWorkers,
@@ -254,3 +261,53 @@ func (p *Workers) Close() {
 	})
 	p.wg.Wait()
 }
+
+// KindWorkers is a fixed set of Size worker goroutines fed by a bounded FIFO queue of
+// QueueCapacity tasks; a full queue rejects at once. A task that waited in the queue longer than
+// MaxWait (when MaxWait > 0) is dropped with reason wait-timeout instead of being run.
+const KindWorkers PoolKind = "workers"
+
+var _ Pool = (*Workers)(nil)
+
+func init() { RegisterPoolKind(&WorkersParams{}) }
+
+// WorkersParams is kind workers: it has no parameters beyond the ones every pool has (size: the
+// workers; queue: the tasks waiting for one; max_wait: how long a task may wait, 0 for as long
+// as its caller does).
+type WorkersParams struct{}
+
+// Kind returns KindWorkers.
+func (*WorkersParams) Kind() PoolKind { return KindWorkers }
+
+// Check has nothing to add to the checks every pool gets: any queue and max_wait can run.
+func (*WorkersParams) Check(PoolConfig) []FieldError { return nil }
+
+// New returns NewWorkers(cfg), which starts its Size workers.
+func (*WorkersParams) New(cfg PoolConfig) Pool { return NewWorkers(cfg) }
+
+// Goroutines is Size: the workers live from New to Close.
+func (*WorkersParams) Goroutines(cfg PoolConfig) int { return cfg.Size }
+
+// String is "": a workers pool has no parameters of its own.
+func (*WorkersParams) String() string { return "" }
+
+// Metrics is Resilience4j's thread-pool bulkhead family (TaggedThreadPoolBulkheadMetrics), so
+// dashboards built for Resilience4j read it unchanged. A workers pool starts its Size workers up
+// front and never grows: core, maximum and current size are all Size.
+func (*WorkersParams) Metrics() []PoolMetric { return workersMetrics }
+
+var workersMetrics = func() []PoolMetric {
+	g := func(name, help string, v func(PoolStats) float64) PoolMetric {
+		return PoolMetric{Name: name, Help: help, Type: prometheus.GaugeValue, Value: v}
+	}
+	size := func(st PoolStats) float64 { return float64(st.Capacity) }
+	return []PoolMetric{
+		g("resilience4j_bulkhead_thread_pool_size", "The thread pool size", size),
+		g("resilience4j_bulkhead_core_thread_pool_size", "The core thread pool size", size),
+		g("resilience4j_bulkhead_max_thread_pool_size", "The maximum thread pool size", size),
+		g("resilience4j_bulkhead_active_thread_count", "The number of active threads", func(st PoolStats) float64 { return float64(st.InUse) }),
+		g("resilience4j_bulkhead_available_thread_count", "The number of available threads", func(st PoolStats) float64 { return float64(st.Capacity - st.InUse) }),
+		g("resilience4j_bulkhead_queue_depth", "The queue depth", func(st PoolStats) float64 { return float64(st.Waiting) }),
+		g("resilience4j_bulkhead_queue_capacity", "The queue capacity", func(st PoolStats) float64 { return float64(st.QueueCapacity) }),
+	}
+}()

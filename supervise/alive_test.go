@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"testing"
 
+	"github.com/bulkheadlab/bulkhead/internal/testenv"
 	"github.com/bulkheadlab/bulkhead/supervise"
 )
 
@@ -21,7 +22,7 @@ func TestAlive(t *testing.T) {
 	}
 	cmd := exec.Command("true")
 	if err := cmd.Start(); err != nil {
-		t.Skip(err)
+		testenv.SkipOrFail(t, "cannot start true: %v", err)
 	}
 	pid := cmd.Process.Pid
 	// Exited but not yet waited for: a zombie, once it has run.

@@ -1,9 +1,3 @@
-// Package supervise runs child processes for the runner: the system under test of a `command:`
-// target (`bulkhead serve` among them) and the load generator (`bulkhead attack`). A child is started
-// with its own argv, environment and working directory, its stdout and stderr written to files
-// (in the run folder), waited for until a readiness URL answers 2xx, and stopped with SIGTERM to
-// its whole process group, then SIGKILL after a grace period. On Linux the child also gets
-// SIGKILL when the runner's thread dies (Pdeathsig), so a crashed runner leaves no orphan.
 package supervise
 
 import (
@@ -56,10 +50,12 @@ type Spec struct {
 
 // Process is a started child.
 type Process struct {
-	spec   Spec
-	cmd    *exec.Cmd
+	spec Spec
+	cmd  *exec.Cmd // the process this one started: the shim, or the child itself
+	// pid is the child's process id (and its process group's): the one signals go to.
+	pid    int
 	files  []*os.File
-	done   chan struct{} // closed when the child has exited
+	done   chan struct{} // closed when the child (and its shim) has exited
 	err    error         // the child's exit error, set before done closes
 	stderr *tail
 	once   sync.Once
@@ -106,7 +102,9 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	cmd := exec.Command(s.Argv[0], s.Argv[1:]...)
 	cmd.Dir = s.Dir
 	cmd.Env = append(os.Environ(), s.Env...)
-	cmd.SysProcAttr = sysProcAttr()
+	// A process that outlives the child holding its output open must not keep Wait (and so Err
+	// and Exited) from seeing the child's end.
+	cmd.WaitDelay = time.Second
 	out, err := openOut(s.Stdout)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Name, err)
@@ -122,11 +120,12 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 		cmd.Stdout = io.MultiWriter(writerOf(out), s.StdoutTo)
 	}
 	cmd.Stderr = io.MultiWriter(writerOf(errf), p.stderr)
-	if err := cmd.Start(); err != nil {
+	pid, err := launch(cmd)
+	if err != nil {
 		closeAll(p.files...)
 		return nil, fmt.Errorf("%s: start %q: %w", s.Name, strings.Join(s.Argv, " "), err)
 	}
-	p.cmd = cmd
+	p.cmd, p.pid = cmd, pid
 	go func() {
 		p.err = cmd.Wait()
 		close(p.done)
@@ -182,9 +181,12 @@ func exitReason(err error) string {
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return "killed by " + ws.Signal().String()
+			return "killed by " + signalName(ws.Signal())
 		}
 		return fmt.Sprintf("exited with status %d", ee.ExitCode())
+	}
+	if errors.Is(err, exec.ErrWaitDelay) {
+		return "exited with status 0, leaving a process that held its output open"
 	}
 	if err != nil {
 		return "exited: " + err.Error()
@@ -196,8 +198,9 @@ func (p *Process) exitError(reason string) *ExitError {
 	return &ExitError{Name: p.spec.Name, Argv: p.spec.Argv, Ready: p.spec.Ready, Reason: reason, Stderr: p.stderr.String()}
 }
 
-// Pid returns the child's process id.
-func (p *Process) Pid() int { return p.cmd.Process.Pid }
+// Pid returns the child's process id, which is also its process group's id. Under the shim it
+// is the child's own, not the shim's.
+func (p *Process) Pid() int { return p.pid }
 
 // Exited returns a channel closed when the child has exited.
 func (p *Process) Exited() <-chan struct{} { return p.done }
@@ -216,7 +219,12 @@ func (p *Process) Err() error {
 // Terminate sends SIGTERM to the child's process group and returns at once, without waiting or
 // closing anything: a child that stops cleanly on SIGTERM (the load generator drains and writes
 // its checks) is then waited for with Wait, and Stop still ends it for good.
-func (p *Process) Terminate() { signalGroup(p.cmd.Process.Pid, syscall.SIGTERM) }
+func (p *Process) Terminate() { signalGroup(p.pid, syscall.SIGTERM) }
+
+// Kill sends SIGKILL to the child's process group at once and returns without waiting: for a
+// child that no longer answers (a watchdog's verdict), where SIGTERM and a grace period would
+// only add the wait. Exited and Wait then report the end; Stop still closes the files.
+func (p *Process) Kill() { signalGroup(p.pid, syscall.SIGKILL) }
 
 // Wait blocks until the child has exited or ctx is done. It returns nil when the child exited
 // with status 0, an *ExitError saying how it ended otherwise (status, signal, stderr tail), and
@@ -228,7 +236,7 @@ func (p *Process) Wait(ctx context.Context) error {
 		return ctx.Err()
 	}
 	var ee *exec.ExitError
-	if p.err == nil || (errors.As(p.err, &ee) && ee.Success()) {
+	if p.err == nil || (errors.As(p.err, &ee) && ee.Success()) || errors.Is(p.err, exec.ErrWaitDelay) {
 		return nil
 	}
 	return p.exitError(exitReason(p.err))
@@ -244,22 +252,39 @@ func (p *Process) Stop() error {
 	p.once.Do(func() {
 		err = p.Err()
 		if err == nil {
-			signalGroup(p.cmd.Process.Pid, syscall.SIGTERM)
+			signalGroup(p.pid, syscall.SIGTERM)
 			t := time.NewTimer(p.spec.Grace)
 			select {
 			case <-p.done:
 				t.Stop()
 			case <-t.C:
-				signalGroup(p.cmd.Process.Pid, syscall.SIGKILL)
-				<-p.done
+				signalGroup(p.pid, syscall.SIGKILL)
+				p.awaitExit()
 				err = p.exitError(fmt.Sprintf("did not stop within %s of SIGTERM; killed", p.spec.Grace))
 			}
 		}
 		// Whatever else is left in the group (grandchildren) goes too.
-		signalGroup(p.cmd.Process.Pid, syscall.SIGKILL)
+		signalGroup(p.pid, syscall.SIGKILL)
 		closeAll(p.files...)
 	})
 	return err
+}
+
+// shimExitWait is how long awaitExit gives a shim to follow its killed child out.
+const shimExitWait = 2 * time.Second
+
+// awaitExit blocks until the process this one started has exited, after its child was sent
+// SIGKILL: a shim follows its child within milliseconds; one that does not (stopped, say) is
+// killed itself after shimExitWait.
+func (p *Process) awaitExit() {
+	t := time.NewTimer(shimExitWait)
+	defer t.Stop()
+	select {
+	case <-p.done:
+	case <-t.C:
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
 }
 
 func signalGroup(pid int, sig syscall.Signal) {

@@ -19,8 +19,10 @@ import (
 	"github.com/bulkheadlab/bulkhead/supervise"
 )
 
-// The test binary plays the child: SUPERVISE_CHILD selects what it does.
+// The test binary plays the child: SUPERVISE_CHILD selects what it does. It is also its own
+// shim, as bulkhead is (supervise.Init), so every child here is started through one.
 func TestMain(m *testing.M) {
+	supervise.Init()
 	switch os.Getenv("SUPERVISE_CHILD") {
 	case "":
 		os.Exit(m.Run())
@@ -50,8 +52,147 @@ func TestMain(m *testing.M) {
 		}
 		os.WriteFile(os.Getenv("SUPERVISE_PIDFILE"), []byte(strconv.Itoa(c.Process.Pid)), 0o644)
 		c.Wait()
+	case "tree": // a forking target: a grandchild in its group, one in a session of its own
+		inGroup := exec.Command("sleep", "3600")
+		escaped := exec.Command("sleep", "3600")
+		escaped.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if inGroup.Start() != nil || escaped.Start() != nil {
+			os.Exit(4)
+		}
+		pids := fmt.Sprintf("%d %d %d", os.Getpid(), inGroup.Process.Pid, escaped.Process.Pid)
+		os.WriteFile(os.Getenv("SUPERVISE_PIDFILE"), []byte(pids), 0o644)
+		if os.Getenv("SUPERVISE_EXIT") != "" {
+			os.Exit(0) // leave both behind
+		}
+		inGroup.Wait()
+	case "runner": // a runner: start a "tree" child through supervise, then wait to be killed
+		_, err := supervise.Start(context.Background(), supervise.Spec{Name: "tree", Argv: []string{os.Args[0]},
+			Env: []string{"SUPERVISE_CHILD=tree"}})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(5)
+		}
+		time.Sleep(time.Hour)
 	}
 	os.Exit(0)
+}
+
+// readPids waits up to 5 s for path to hold space-separated pids and returns them.
+func readPids(t *testing.T, path string, n int) []int {
+	t.Helper()
+	for range 500 {
+		b, _ := os.ReadFile(path)
+		if f := strings.Fields(string(b)); len(f) == n {
+			pids := make([]int, n)
+			for i, s := range f {
+				pids[i], _ = strconv.Atoi(s)
+			}
+			return pids
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("%s never held %d pids", path, n)
+	return nil
+}
+
+// gone waits up to limit for every pid to be gone (exited; a zombie counts as gone) and returns
+// those still alive.
+func gone(pids []int, limit time.Duration) (alive []int) {
+	deadline := time.Now().Add(limit)
+	for {
+		alive = alive[:0]
+		for _, p := range pids {
+			if supervise.Alive(p) {
+				alive = append(alive, p)
+			}
+		}
+		if len(alive) == 0 || time.Now().After(deadline) {
+			return alive
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// A runner killed by SIGKILL leaves nothing: the shim that started its child kills the child, the
+// grandchild in the child's process group and the one that left it for a session of its own,
+// well within a second.
+func TestRunnerKilledLeavesNothing(t *testing.T) {
+	pidfile := filepath.Join(t.TempDir(), "pids")
+	runner := exec.Command(self(t))
+	runner.Env = append(os.Environ(), "SUPERVISE_CHILD=runner", "SUPERVISE_PIDFILE="+pidfile)
+	runner.Stderr = os.Stderr
+	if err := runner.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pids := readPids(t, pidfile, 3)
+	t.Cleanup(func() {
+		for _, p := range pids {
+			_ = syscall.Kill(p, syscall.SIGKILL)
+		}
+	})
+	if err := runner.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = runner.Wait()
+	if alive := gone(pids, time.Second); len(alive) > 0 {
+		t.Errorf("alive 1 s after the runner's SIGKILL: %v of child, grandchild, escaped grandchild %v", alive, pids)
+	}
+}
+
+// A child that exits on its own takes what it left running with it: the shim kills its process
+// group and whatever came to it, so nothing the target forked outlives the target.
+func TestChildExitClearsLeftovers(t *testing.T) {
+	pidfile := filepath.Join(t.TempDir(), "pids")
+	p, err := supervise.Start(context.Background(), supervise.Spec{Name: "tree", Argv: []string{self(t)},
+		Env: []string{"SUPERVISE_CHILD=tree", "SUPERVISE_EXIT=1", "SUPERVISE_PIDFILE=" + pidfile}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pids := readPids(t, pidfile, 3)
+	t.Cleanup(func() {
+		for _, p := range pids {
+			_ = syscall.Kill(p, syscall.SIGKILL)
+		}
+	})
+	if pids[0] != p.Pid() {
+		t.Errorf("Pid() = %d, want the child's own pid %d (not its shim's)", p.Pid(), pids[0])
+	}
+	select {
+	case <-p.Exited():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the child's exit was not seen")
+	}
+	if err := p.Wait(context.Background()); err != nil {
+		t.Errorf("Wait = %v, want nil (the child exited 0)", err)
+	}
+	if alive := gone(pids, time.Second); len(alive) > 0 {
+		t.Errorf("alive after the child exited: %v of %v", alive, pids)
+	}
+	p.Stop()
+}
+
+// The shim repeats the child's ending: its exit status, or the signal it was killed by.
+func TestShimRepeatsTheEnding(t *testing.T) {
+	for _, c := range []struct {
+		script, want string
+	}{
+		{"exit 7", "exited with status 7"},
+		{"kill -TERM $$", "killed by SIGTERM"},
+		{"kill -KILL $$", "killed by SIGKILL"},
+		{"kill -SEGV $$", "exited with status 139"},
+	} {
+		t.Run(c.script, func(t *testing.T) {
+			p, err := supervise.Start(context.Background(), supervise.Spec{Name: "sh", Argv: []string{"sh", "-c", c.script}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = p.Wait(context.Background())
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("Wait = %v, want it to say %q", err, c.want)
+			}
+			p.Stop()
+		})
+	}
 }
 
 func freeAddr(t *testing.T) string {
@@ -163,13 +304,20 @@ func TestStartMissingCommand(t *testing.T) {
 
 // A child that ignores SIGTERM is killed after the grace period, and Stop says so.
 func TestStopKillsAfterGrace(t *testing.T) {
+	errLog := filepath.Join(t.TempDir(), "err.log")
 	p, err := supervise.Start(context.Background(), supervise.Spec{
 		Name: "stubborn", Argv: []string{self(t)}, Env: []string{"SUPERVISE_CHILD=ignoreterm"}, Grace: 200 * time.Millisecond,
+		Stderr: errLog,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond) // let it install its handler
+	for range 1000 { // until it says it ignores SIGTERM
+		if b, _ := os.ReadFile(errLog); strings.Contains(string(b), "ignoring SIGTERM") {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	err = p.Stop()
 	if err == nil || !strings.Contains(err.Error(), "killed") {
 		t.Errorf("Stop = %v, want an error saying it was killed", err)
@@ -266,7 +414,7 @@ func TestStdoutToTerminateWait(t *testing.T) {
 		}
 		p.Terminate()
 		err = p.Wait(context.Background())
-		if err == nil || !strings.Contains(err.Error(), "killed by terminated") {
+		if err == nil || !strings.Contains(err.Error(), "killed by SIGTERM") {
 			t.Errorf("Wait after Terminate = %v; want it killed by SIGTERM", err)
 		}
 		p.Stop()

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/bulkheadlab/bulkhead/faults"
 	"github.com/bulkheadlab/bulkhead/rundir"
@@ -158,7 +158,7 @@ func Derive(base *scenarios.Scenario, roles Roles, cell Cell, phase time.Duratio
 		Repetitions:  1,
 		Limits:       base.Limits,
 		SampleEvery:  base.SampleEvery,
-		Load:         scenarios.LoadSpec{Rate: cell.Rate, Arrivals: base.Load.Arrivals, Timeout: base.Load.Timeout},
+		Load:         scenarios.LoadSpec{Rate: cell.Rate, Arrivals: base.Load.Arrivals, Drift: base.Load.Drift, Timeout: base.Load.Timeout},
 		Resolved:     map[string]string{},
 	}
 	for _, e := range base.Endpoints {

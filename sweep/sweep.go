@@ -15,6 +15,7 @@ import (
 	"github.com/bulkheadlab/bulkhead/experiment"
 	"github.com/bulkheadlab/bulkhead/loadgen"
 	"github.com/bulkheadlab/bulkhead/report"
+	"github.com/bulkheadlab/bulkhead/report/model"
 	"github.com/bulkheadlab/bulkhead/rundir"
 	"github.com/bulkheadlab/bulkhead/scenarios"
 )
@@ -356,7 +357,7 @@ func analyseCell(runDir string, roles Roles, cr *CellResult) error {
 }
 
 // figuresOf returns a configuration's figures, nil when its fault phase has no requests.
-func figuresOf(c report.Configuration, roles Roles) *Figures {
+func figuresOf(c model.Configuration, roles Roles) *Figures {
 	var f Figures
 	found := false
 	for _, ph := range c.Phases {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/bulkheadlab/bulkhead/claim"
 	"github.com/bulkheadlab/bulkhead/faults"
+	"github.com/bulkheadlab/bulkhead/internal/testenv"
 	"github.com/bulkheadlab/bulkhead/loadgen"
 	"github.com/bulkheadlab/bulkhead/rundir"
 	"github.com/bulkheadlab/bulkhead/scenarios"
@@ -272,9 +273,7 @@ func TestFindingsAndWrite(t *testing.T) {
 // 40/s x 0.1 s = 4 slots there against a shared pool of 2, so shared starves /b and split (one
 // permit per dependency) does not.
 func TestTinySweep(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs 8 time lines of 1 s")
-	}
+	testenv.Long(t, "runs 8 time lines of 1 s")
 	base, err := scenarios.Parse("tiny.yaml", []byte(`
 name: tiny
 seed: 7

@@ -9,22 +9,29 @@ import (
 	"github.com/bulkheadlab/bulkhead/service"
 )
 
-// BuiltIn starts the built-in sample service in this process, configured from the scenario's
-// configuration. The zero value is ready to use.
+// BuiltIn is the built-in sample service's kind: the system under test of a configuration that
+// writes no target, started in this process from the plan's service config. The zero value is
+// ready to use.
 type BuiltIn struct{}
 
-var _ Starter = BuiltIn{}
+func init() { Register(BuiltIn{}) }
 
-// Start translates spec into a service config (the scenario's configuration with spec's
-// dependency URLs), starts the service listening on spec.Addr and returns it. It does not block
-// beyond the listen. It returns the scenario's validation error, a service construction error or
-// the listen error; nothing is left running then.
+var _ Kind = BuiltIn{}
+
+func (BuiltIn) Name() string { return BuiltInKind }
+func (BuiltIn) Key() string  { return "" }
+func (BuiltIn) Doc() string {
+	return "the built-in sample service, built from the configuration's mode and pools (no target: written)"
+}
+func (BuiltIn) NewParams() any          { return nil }
+func (BuiltIn) Check(*Config) []Problem { return nil }
+func (BuiltIn) Remote() bool            { return false }
+
+// Start starts the built-in service with spec.Service listening on spec.Addr and returns it. It
+// does not block beyond the listen. It returns the service's validation or construction error
+// or the listen error; nothing is left running then.
 func (BuiltIn) Start(_ context.Context, spec Spec) (Target, error) {
-	cfg, err := spec.Scenario.ServiceConfig(spec.Configuration, spec.Dependencies)
-	if err != nil {
-		return nil, err
-	}
-	return StartService(cfg, spec.Addr)
+	return StartService(spec.Service, spec.Addr)
 }
 
 // Service is the built-in service running in this process, as a Target.
@@ -59,6 +66,11 @@ func StartService(cfg service.Config, addr string) (*Service, error) {
 
 // URL returns the base URL the service listens on.
 func (s *Service) URL() string { return s.url }
+
+// Record says it is the built-in service.
+func (s *Service) Record() Record {
+	return Record{Kind: BuiltInKind, Description: "the built-in service", URL: s.url}
+}
 
 // Resources returns the service's resource account now, read from its counters, with the exact
 // figures of the interval since the previous call (service.Service.Sample, ResourcesSince): the

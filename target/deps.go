@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/bulkheadlab/bulkhead/dependency"
-	"github.com/bulkheadlab/bulkhead/scenarios"
 )
 
 // Fakes are the fake dependency servers a target calls, started from a scenario's dependencies.
@@ -14,17 +13,26 @@ type Fakes struct {
 	URLs    map[string]string
 }
 
+// Server returns the fake of dependency name, nil when there is none (f nil, or a real
+// upstream).
+func (f *Fakes) Server(name string) *dependency.Server {
+	if f == nil {
+		return nil
+	}
+	return f.Servers[name]
+}
+
 // StartFakes starts one fake dependency server on an ephemeral loopback port for every
-// dependency of deps that has no URL in given, each seeded with seed(i) (i its index in deps),
-// and returns them with their URLs. It does not block beyond the listens. On error it closes
+// dependency of deps that has no URL in given (each as configured, its Seed included), and
+// returns them with their URLs. It does not block beyond the listens. On error it closes
 // whatever it started.
-func StartFakes(deps []scenarios.Dependency, given map[string]string, seed func(i int) int64) (*Fakes, error) {
+func StartFakes(deps []dependency.Config, given map[string]string) (*Fakes, error) {
 	f := &Fakes{Servers: map[string]*dependency.Server{}, URLs: map[string]string{}}
-	for i, d := range deps {
+	for _, d := range deps {
 		if _, ok := given[d.Name]; ok {
 			continue
 		}
-		srv := dependency.New(dependency.Config{Name: d.Name, Latency: d.Latency, Jitter: d.Jitter, Seed: seed(i)})
+		srv := dependency.New(d)
 		u, err := srv.Start("")
 		if err != nil {
 			f.Close()

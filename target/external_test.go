@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bulkheadlab/bulkhead/scenarios"
+	"github.com/bulkheadlab/bulkhead/internal/testenv"
 	"github.com/bulkheadlab/bulkhead/target"
 )
 
@@ -54,19 +54,35 @@ func TestMain(m *testing.M) {
 	os.Exit(2)
 }
 
-func commandSpec(t *testing.T, child string, tg scenarios.Target) target.Spec {
+// commandSpec is the spec of a command target running this test binary as child, with args,
+// the common keys of c and DEP_ENV set to {dep.A}.
+func commandSpec(t *testing.T, child string, args []string, c target.Config) target.Spec {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	tg.Command = append([]string{exe}, tg.Command...)
-	tg.Env = map[string]string{"TARGET_CHILD": child, "DEP_ENV": "{dep.A}"}
-	return target.Spec{
-		Configuration: scenarios.Configuration{Name: "shared", Target: &tg},
-		Dependencies:  map[string]string{"A": "http://127.0.0.1:21001"},
-		Folder:        t.TempDir(),
+	c.Kind = target.Command{}.Name()
+	c.Params = &target.CommandParams{
+		Command: append([]string{exe}, args...),
+		Env:     map[string]string{"TARGET_CHILD": child, "DEP_ENV": "{dep.A}"},
 	}
+	return target.Spec{
+		Name:         "shared",
+		Config:       &c,
+		Dependencies: map[string]string{"A": "http://127.0.0.1:21001"},
+		Folder:       t.TempDir(),
+	}
+}
+
+// start starts spec's target through its registered kind, as the runner does.
+func start(ctx context.Context, t *testing.T, spec target.Spec) (target.Target, error) {
+	t.Helper()
+	k, err := target.Of(spec.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k.Start(ctx, spec)
 }
 
 func get(t *testing.T, u string) string {
@@ -86,11 +102,10 @@ func get(t *testing.T, u string) string {
 // A command target is started with its placeholders filled, is ready when its ready URL answers,
 // reports the resources its metrics page declares, logs into the run folder and stops on Close.
 func TestCommandTarget(t *testing.T) {
-	spec := commandSpec(t, "serve", scenarios.Target{
-		Command: []string{"--port", "{port}", "--dep", "http://{dep.A}"},
-		Ready:   "http://127.0.0.1:{port}/healthz", Metrics: "http://127.0.0.1:{port}/metrics",
+	spec := commandSpec(t, "serve", []string{"--port", "{port}", "--dep", "http://{dep.A}"}, target.Config{
+		Ready: "http://127.0.0.1:{port}/healthz", Metrics: "http://127.0.0.1:{port}/metrics",
 	})
-	tg, err := target.For(spec.Configuration).Start(context.Background(), spec)
+	tg, err := start(context.Background(), t, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +136,7 @@ func TestCommandTarget(t *testing.T) {
 // all use that address; without url the runner waits on 127.0.0.1:{port} and says so.
 func TestCommandTargetElsewhere(t *testing.T) {
 	if l, err := net.Listen("tcp", "127.0.0.2:0"); err != nil {
-		t.Skipf("127.0.0.2 cannot be bound here (%v): the loopback is not a /8", err)
+		testenv.SkipOrFail(t, "127.0.0.2 cannot be bound here (%v): the loopback is not a /8", err)
 	} else {
 		l.Close()
 	}
@@ -135,9 +150,8 @@ func TestCommandTargetElsewhere(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			spec := commandSpec(t, "serve", scenarios.Target{
-				Command: []string{"--host", "127.0.0.2", "--port", "{port}", "--dep", "http://{dep.A}"},
-				URL:     c.url, Metrics: "http://127.0.0.2:{port}/metrics",
+			spec := commandSpec(t, "serve", []string{"--host", "127.0.0.2", "--port", "{port}", "--dep", "http://{dep.A}"}, target.Config{
+				URL: c.url, Metrics: "http://127.0.0.2:{port}/metrics",
 			})
 			ctx := context.Background()
 			if c.wantErr != "" { // the service never listens where it is waited for: stop waiting sooner
@@ -145,7 +159,7 @@ func TestCommandTargetElsewhere(t *testing.T) {
 				ctx, cancel = context.WithTimeout(ctx, time.Second)
 				defer cancel()
 			}
-			tg, err := target.For(spec.Configuration).Start(ctx, spec)
+			tg, err := start(ctx, t, spec)
 			if c.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), c.wantErr) || !strings.Contains(err.Error(), "configuration shared: target") {
 					t.Fatalf("err = %v, want it to name the configuration and say %q", err, c.wantErr)
@@ -173,7 +187,7 @@ func TestCommandTargetElsewhere(t *testing.T) {
 // or, while it runs, a problem the manifest records; nothing is left running.
 func TestCommandTargetFailures(t *testing.T) {
 	t.Run("exits before ready", func(t *testing.T) {
-		spec := commandSpec(t, "exit", scenarios.Target{Command: []string{"--port", "{port}"}, Ready: "http://127.0.0.1:{port}/healthz"})
+		spec := commandSpec(t, "exit", []string{"--port", "{port}"}, target.Config{Ready: "http://127.0.0.1:{port}/healthz"})
 		_, err := target.Command{}.Start(context.Background(), spec)
 		for _, w := range []string{"configuration shared: target", "exited with status 1 before it was ready", "/healthz", "cannot bind"} {
 			if err == nil || !strings.Contains(err.Error(), w) {
@@ -182,9 +196,9 @@ func TestCommandTargetFailures(t *testing.T) {
 		}
 	})
 	t.Run("metrics garbage, then the command exits", func(t *testing.T) {
-		spec := commandSpec(t, "serve", scenarios.Target{Command: []string{"--port", "{port}"},
+		spec := commandSpec(t, "serve", []string{"--port", "{port}"}, target.Config{
 			Ready: "http://127.0.0.1:{port}/healthz", Metrics: "http://127.0.0.1:{port}/metrics"})
-		spec.Configuration.Target.Env["TARGET_NO_METRICS"] = "1"
+		spec.Config.Params.(*target.CommandParams).Env["TARGET_NO_METRICS"] = "1"
 		tg, err := target.Command{}.Start(context.Background(), spec)
 		if err != nil {
 			t.Fatal(err)
@@ -216,8 +230,8 @@ func TestURLTarget(t *testing.T) {
 	}
 	go srv.Serve(l) //nolint:errcheck // closed below
 	defer srv.Close()
-	spec := target.Spec{Configuration: scenarios.Configuration{Name: "ext", Target: &scenarios.Target{URL: "http://" + l.Addr().String() + "/"}}}
-	tg, err := target.For(spec.Configuration).Start(context.Background(), spec)
+	spec := target.Spec{Name: "ext", Config: &target.Config{Kind: "url", URL: "http://" + l.Addr().String() + "/"}}
+	tg, err := start(context.Background(), t, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +242,7 @@ func TestURLTarget(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	dead := target.Spec{Configuration: scenarios.Configuration{Name: "ext", Target: &scenarios.Target{URL: "http://127.0.0.1:1"}}}
+	dead := target.Spec{Name: "ext", Config: &target.Config{Kind: "url", URL: "http://127.0.0.1:1"}}
 	_, err = target.URL{}.Start(ctx, dead)
 	if err == nil || !strings.Contains(err.Error(), "configuration ext: target: http://127.0.0.1:1/ does not answer") {
 		t.Errorf("err = %v, want one naming the configuration and the address", err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/bulkheadlab/bulkhead/attack"
+	"github.com/bulkheadlab/bulkhead/internal/testenv"
 	"github.com/bulkheadlab/bulkhead/rundir"
 )
 
@@ -24,9 +25,7 @@ func TestMain(m *testing.M) {
 // the run says so as it goes, every manifest records the child, and the report reads the raw
 // files the children wrote and says where the load ran.
 func TestRunWithLoadProcess(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a 3 s scenario")
-	}
+	testenv.Long(t, "runs a 3 s scenario")
 	root := filepath.Join(t.TempDir(), "results")
 	var out, errOut strings.Builder
 	code := runCLI(context.Background(), []string{"run", "smoke", "--out", root, "--plain", "--lag-limit", "50ms", "--load", "process"}, &out, &errOut)

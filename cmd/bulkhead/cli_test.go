@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bulkheadlab/bulkhead/internal/testenv"
 	"github.com/bulkheadlab/bulkhead/rundir"
 	"github.com/bulkheadlab/bulkhead/scenarios"
 )
@@ -60,7 +61,7 @@ func TestValidate(t *testing.T) {
 		{"built-in by name", []string{"validate", "hypothesis"}, "", "ok  hypothesis"},
 		{"bad file names file, line and field", []string{"validate", bad}, "bad.yaml:15: phases[0].faults[0].dependency", ""},
 		{"unknown name lists the built-ins", []string{"validate", "no-such-scenario"}, "hypothesis", ""},
-		{"one bad of two fails", []string{"validate", "smoke", bad}, "1 of 2 scenario(s) invalid", "ok  smoke"},
+		{"one bad of two fails", []string{"validate", "smoke", bad}, "1 of 2 scenarios invalid", "ok  smoke"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -112,9 +113,7 @@ func TestRunRejectsBadFlags(t *testing.T) {
 
 // The smoke scenario runs end to end through the CLI and ends with the report's path.
 func TestRunSmokeEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a 3 s scenario twice")
-	}
+	testenv.Long(t, "runs a 3 s scenario twice")
 	root := filepath.Join(t.TempDir(), "results")
 	// This checks the command's wiring, not the machine's timing: under -race the load generator
 	// is several times slower, so the send-lag bound is loosened (and recorded in the run).
@@ -163,9 +162,7 @@ func TestReportMissingFolder(t *testing.T) {
 // left out, with a note, instead of failing validation. The folder records the scenario as run
 // (one configuration, scaled) and the overrides, so a report on it judges what ran.
 func TestRunOnlyLeavesOutClaimsAboutOtherConfigurations(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a 1 s scenario")
-	}
+	testenv.Long(t, "runs a 1 s scenario")
 	root := filepath.Join(t.TempDir(), "results")
 	// The send-lag bound is loosened: this checks --only's wiring, and under -race the load
 	// generator is several times slower.
@@ -237,7 +234,7 @@ phases:
 // estimate printed; it validates, so only the estimate stops it.
 func TestRunRefusesTheAbsurd(t *testing.T) {
 	if machine(t.TempDir()) == (scenarios.Machine{}) {
-		t.Skip("this system reports nothing about its machine, so no run is refused")
+		testenv.SkipOrFail(t, "this system reports nothing about its machine, so no run is refused")
 	}
 	file := writeFile(t, "absurd.yaml", absurdScenario)
 	if _, err := executeCommand(t, "validate", file); err != nil {

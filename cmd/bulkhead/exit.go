@@ -10,9 +10,10 @@ import (
 
 	"github.com/bulkheadlab/bulkhead/experiment"
 	"github.com/bulkheadlab/bulkhead/report"
+	"github.com/bulkheadlab/bulkhead/report/model"
 )
 
-// Exit codes of bulkhead run and bulkhead report: what a CI job branches on (README, "Exit
+// Exit codes of bulkhead run and bulkhead report: what a CI job branches on (docs/ci.md, "Exit
 // codes"). 99 follows k6, whose failed thresholds exit 99; 130 is the shell's code for SIGINT.
 const (
 	// ExitOK: the run is valid and every claim holds (or the scenario makes none).
@@ -20,7 +21,7 @@ const (
 	// ExitError: anything else went wrong (a file could not be written, a service did not start).
 	ExitError = 1
 	// ExitUsage: bad scenario or usage (an unknown flag, a scenario that does not validate, a
-	// folder that is not a run folder).
+	// folder that is not a run folder, or a run folder whose run is still in progress).
 	ExitUsage = 2
 	// ExitInvalid: the run is invalid (the load generator fell behind its schedule), so no claim
 	// is judged.
@@ -72,22 +73,22 @@ func exitCode(ctx context.Context, err error, reached bool) int {
 
 // verdictError returns the error that makes a judged run exit non-zero: ExitInvalid for an
 // invalid run, ExitClaims when a claim did not hold; nil when the outcome is pass.
-func verdictError(s *report.Summary) error {
+func verdictError(s *model.Summary) error {
 	v := s.Verdict
 	switch v.Outcome {
-	case report.OutcomePass:
+	case model.OutcomePass:
 		return nil
-	case report.OutcomeInvalid:
+	case model.OutcomeInvalid:
 		return withCode(ExitInvalid, fmt.Errorf("the run is invalid, so no claim is judged (exit %d)", ExitInvalid))
 	}
-	n := len(v.Claims) - v.Counts[report.VerdictHolds]
+	n := len(v.Claims) - v.Counts[model.VerdictHolds]
 	return withCode(ExitClaims, fmt.Errorf("%d of %d claim(s) did not hold (exit %d)", n, len(v.Claims), ExitClaims))
 }
 
-// reportError classifies an error of report.Generate: a folder that is not a run folder is a
-// usage error.
+// reportError classifies an error of report.Generate: a folder that is not a run folder, or
+// whose run is still in progress, is a usage error.
 func reportError(err error) error {
-	if errors.Is(err, report.ErrNoRun) || errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, report.ErrNoRun) || errors.Is(err, report.ErrInProgress) || errors.Is(err, fs.ErrNotExist) {
 		return usageError(err)
 	}
 	return err

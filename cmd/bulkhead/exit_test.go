@@ -15,6 +15,7 @@ import (
 	"github.com/bulkheadlab/bulkhead/experiment"
 	"github.com/bulkheadlab/bulkhead/outcome"
 	"github.com/bulkheadlab/bulkhead/rundir"
+	"github.com/bulkheadlab/bulkhead/rundir/rundirtest"
 )
 
 // runFolder writes a synthetic run folder: one configuration "shared" with a two-slot pool whose
@@ -56,6 +57,7 @@ func runFolder(t *testing.T, valid bool, claims string) string {
 	if claims != "" {
 		must(os.WriteFile(filepath.Join(dir, rundir.ClaimsFile), []byte(claims), 0o644))
 	}
+	rundirtest.Seal(t, dir) // as a runner records its files
 	return dir
 }
 
@@ -65,7 +67,7 @@ const (
 	claimUnknown = `[{"id": "none", "says": "requests were sent", "measure": {"metric": "success_rate", "configuration": "shared", "phase": "baseline", "endpoint": "/a"}, "op": ">=", "value": 0.99}]`
 )
 
-// Each exit code of the CI contract, from the command line down (README, "Exit codes").
+// Each exit code of the CI contract, from the command line down (docs/ci.md, "Exit codes").
 func TestExitCodes(t *testing.T) {
 	bad := writeFile(t, "bad.yaml", badScenario)
 	tests := []struct {
@@ -79,6 +81,28 @@ func TestExitCodes(t *testing.T) {
 		{"a claim does not hold", func(t *testing.T) []string { return []string{"report", runFolder(t, true, claimFails), "--json"} }, ExitClaims, "fail"},
 		{"a claim is not measurable", func(t *testing.T) []string { return []string{"report", runFolder(t, true, claimUnknown), "--json"} }, ExitClaims, "fail"},
 		{"the run is invalid", func(t *testing.T) []string { return []string{"report", runFolder(t, false, claimHolds), "--json"} }, ExitInvalid, "invalid"},
+		{"claims.json deleted after a run whose claim did not hold", func(t *testing.T) []string {
+			dir := runFolder(t, true, claimFails)
+			os.Remove(filepath.Join(dir, rundir.ClaimsFile))
+			return []string{"report", dir, "--json"}
+		}, ExitInvalid, "invalid"},
+		{"a run still in progress", func(t *testing.T) []string {
+			dir := runFolder(t, true, claimHolds)
+			var run rundir.Run
+			if err := rundir.ReadJSON(filepath.Join(dir, rundir.RunFile), &run); err != nil {
+				t.Fatal(err)
+			}
+			run.State = rundir.StateRunning
+			if err := rundir.WriteJSON(filepath.Join(dir, rundir.RunFile), run); err != nil {
+				t.Fatal(err)
+			}
+			lock, err := rundir.LockRun(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { lock.Unlock() })
+			return []string{"report", dir}
+		}, ExitUsage, ""},
 		{"not a run folder", func(t *testing.T) []string { return []string{"report", t.TempDir()} }, ExitUsage, ""},
 		{"a folder that does not exist", func(t *testing.T) []string { return []string{"report", filepath.Join(t.TempDir(), "nope")} }, ExitUsage, ""},
 		{"an unknown flag", func(t *testing.T) []string { return []string{"report", "--nope", "x"} }, ExitUsage, ""},
@@ -142,6 +166,29 @@ func TestExitCodeOf(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := exitCode(tt.ctx, tt.err, tt.reached); got != tt.want {
 				t.Errorf("exitCode = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+// bulkhead report takes the run folder as the user's shell names it: ".", from inside it, and a
+// relative path (issue 22: "report ." failed with "leads outside the run folder").
+func TestReportRelativeFolder(t *testing.T) {
+	dir := runFolder(t, true, claimHolds)
+	for _, c := range []struct{ cwd, arg string }{
+		{dir, "."},
+		{dir, "./"},
+		{filepath.Dir(dir), filepath.Base(dir)},
+		{filepath.Join(dir, "shared"), ".."},
+	} {
+		t.Run(c.arg, func(t *testing.T) {
+			t.Chdir(c.cwd)
+			out, err := executeCommand(t, "report", c.arg)
+			if err != nil {
+				t.Fatalf("report %s from %s: %v\n%s", c.arg, c.cwd, err, out)
+			}
+			if _, err := os.Stat(filepath.Join(dir, rundir.SummaryFile)); err != nil {
+				t.Errorf("no summary.json written: %v", err)
 			}
 		})
 	}

@@ -74,8 +74,11 @@ and whether the scenario's claims held, each with a 95% interval (exit code 0 on
 	root.SetOut(out)
 	root.SetErr(errOut)
 	root.AddCommand(
+		newNewCmd(),
 		newRunCmd(nil),
 		newValidateCmd(),
+		newSchemaCmd(),
+		newPlanCmd(),
 		newListCmd(),
 		newReportCmd(),
 		newCompareCmd(),
@@ -84,6 +87,7 @@ and whether the scenario's claims held, each with a 95% interval (exit code 0 on
 		newSweepCmd(nil),
 		newToxiproxyCmd(),
 		newAttackCmd(),
+		newRenderCmd(),
 	)
 	return root
 }

@@ -54,7 +54,7 @@ resource account as JSON; GET /metrics serves Prometheus metrics. Stop with Ctrl
 	f.StringToStringVar(&o.Deps, "dep", nil, "dependency NAME=URL (repeatable)")
 	f.StringToStringVar(&o.Endpoints, "endpoint", nil, "endpoint PATH=DEP (repeatable; default /<name in lower case> for each dependency)")
 	f.StringVar(&o.Mode, "mode", "split", "without --scenario: shared, split or none")
-	f.IntVar(&o.PoolSize, "pool-size", 10, "without --scenario: P, the shared pool size (split pools get P/2 each)")
+	f.IntVar(&o.PoolSize, "pool-size", 10, "without --scenario: P, the slots of either layout: the shared pool's size, split among the dependencies (P/2 each for two)")
 	f.DurationVar(&o.Timeout, "timeout", 500*time.Millisecond, "without --scenario: client timeout of every dependency call")
 	return cmd
 }
@@ -68,7 +68,7 @@ func runServe(cmd *cobra.Command, o *serveOptions) error {
 			return err
 		}
 		// The same wiring as a run's: fake dependencies for those not given, then the target.
-		fakes, err := target.StartFakes(sc.Dependencies, o.Deps, func(int) int64 { return sc.Seed })
+		fakes, err := target.StartFakes(sc.FakeDependencies(func(int) int64 { return sc.Seed }), o.Deps)
 		if err != nil {
 			return err
 		}
@@ -82,11 +82,13 @@ func runServe(cmd *cobra.Command, o *serveOptions) error {
 				fmt.Fprintf(out, "fake dependency %s at %s\n", d.Name, urls[d.Name])
 			}
 		}
-		started, err := target.BuiltIn{}.Start(cmd.Context(), target.Spec{Scenario: sc, Configuration: conf, Dependencies: urls, Addr: o.Addr})
+		cfg, err := sc.ServiceConfig(conf, urls)
 		if err != nil {
 			return err
 		}
-		t = started.(*target.Service)
+		if t, err = target.StartService(cfg, o.Addr); err != nil {
+			return fmt.Errorf("--addr %s: %w", o.Addr, err)
+		}
 	} else {
 		cfg, err := flagConfig(o)
 		if err != nil {
@@ -157,7 +159,11 @@ func flagConfig(o *serveOptions) (service.Config, error) {
 	}
 	cfg.Mode = service.Mode(o.Mode)
 	cfg.ClientTimeout = o.Timeout
-	cfg.Pools = scenarios.DefaultPools(cfg.Mode, o.PoolSize, names, o.Timeout)
+	pools, err := scenarios.DefaultPools(cfg.Mode, o.PoolSize, names, o.Timeout)
+	if err != nil {
+		return cfg, fmt.Errorf("--pool-size: %w", err)
+	}
+	cfg.Pools = pools
 	return cfg, nil
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/bulkheadlab/bulkhead/internal/testenv"
 	"github.com/bulkheadlab/bulkhead/rundir"
 	"github.com/bulkheadlab/bulkhead/scenarios"
 	"github.com/bulkheadlab/bulkhead/sweep"
@@ -126,9 +127,7 @@ func writeSweep(t *testing.T) string {
 // A sweep folder is re-reported from its sweep.json by `sweep --report` and by `report`, which
 // recognises it by that file; nothing runs.
 func TestSweepReport(t *testing.T) {
-	if testing.Short() {
-		t.Skip("draws heatmaps")
-	}
+	testenv.Long(t, "draws heatmaps")
 	tests := []struct {
 		name string
 		args func(dir string) []string

@@ -15,7 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bulkheadlab/bulkhead/report"
+	"github.com/bulkheadlab/bulkhead/internal/testenv"
+	"github.com/bulkheadlab/bulkhead/report/model"
 	"github.com/bulkheadlab/bulkhead/rundir"
 )
 
@@ -204,12 +205,10 @@ func (l *lab) eth0(role string) (rx, tx uint64) {
 // have crossed each host's interface, and the service must not be reachable from outside the
 // LAN.
 func TestPartsOnSeparateHosts(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds bulkhead and runs two 21 s time lines across network namespaces")
-	}
+	testenv.Long(t, "builds bulkhead and runs two 57 s time lines across network namespaces")
 	l := &lab{t: t, prefix: fmt.Sprintf("bh%d", os.Getpid()), logs: t.TempDir()}
 	if why := canRun(l.prefix); why != "" {
-		t.Skipf("parts on separate hosts needs network namespaces: %s", why)
+		testenv.SkipOrFail(t, "parts on separate hosts needs network namespaces: %s", why)
 	}
 	bindir := t.TempDir()
 	l.bin = filepath.Join(bindir, "bulkhead")
@@ -253,7 +252,7 @@ func TestPartsOnSeparateHosts(t *testing.T) {
 	drx0, _ := l.eth0("deps")
 	// The load generator's host: the runner, with `bulkhead` (for split's command) on its PATH.
 	out := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	run := exec.CommandContext(ctx, "ip", "netns", "exec", l.ns("load"), l.bin, "run", scen, "--toxiproxy", "http://"+deps+":8474", "--out", out, "--json")
 	run.Env = append(os.Environ(), "PATH="+bindir+string(os.PathListSeparator)+os.Getenv("PATH"))
@@ -265,24 +264,35 @@ func TestPartsOnSeparateHosts(t *testing.T) {
 	runErr := run.Run()
 	t.Logf("bulkhead run in %s: %v after %s", l.ns("load"), runErr, time.Since(start).Round(time.Second))
 	t.Logf("its progress and verdict lines:\n%s", progress.String())
-	var verdict report.VerdictBlock
+	var verdict model.VerdictBlock
 	if err := json.Unmarshal(verdictJSON.Bytes(), &verdict); err != nil {
 		t.Fatalf("bulkhead run: %v; its --json output does not parse (%v):\n%s", runErr, err, verdictJSON.String())
 	}
 	if !verdict.Valid {
 		t.Fatalf("the run is invalid (the load generator fell behind; machine too busy?): %v", verdict.Invalid)
 	}
+	// Every claim holds but P1-p99-level, which one repetition can rarely decide: it reads the
+	// p99 of /a's and /b's successes under the shared pool in the stall, and that pool serves
+	// about 22 calls a second, too few successes in 40 s for a p99's upper end (scenario.yaml says
+	// so and runs it with repetitions on real hosts). It may hold; it must never be judged false.
+	const undecidable = "P1-p99-level"
+	allHold := true
 	for _, c := range verdict.Claims {
 		t.Logf("claim %s %s: %s", c.ID, c.Verdict, c.Reason)
-		if c.Verdict != report.VerdictHolds {
+		switch {
+		case c.Verdict == model.VerdictHolds:
+		case c.ID == undecidable && c.Verdict != model.VerdictDoesNotHold:
+			allHold = false
+		default:
+			allHold = false
 			t.Errorf("claim %s %s across hosts: %s", c.ID, c.Verdict, c.Reason)
 		}
 	}
 	if len(verdict.Claims) != 8 {
 		t.Errorf("%d claims judged, want P1's 3 and P2's 5", len(verdict.Claims))
 	}
-	if runErr != nil {
-		t.Errorf("bulkhead run exited with %v, want 0 (valid, every claim holds)", runErr)
+	if allHold && runErr != nil || !allHold && (runErr == nil || !strings.Contains(runErr.Error(), "exit status 99")) {
+		t.Errorf("bulkhead run exited with %v; want 0 when every claim holds, 99 when %s is undecided", runErr, undecidable)
 	}
 
 	// Where each part ran, from the manifests, and what the runner sent.
@@ -312,7 +322,7 @@ func TestPartsOnSeparateHosts(t *testing.T) {
 		}
 	}
 	// The figures behind P1 and P2, and the traffic they rest on.
-	var s report.Summary
+	var s model.Summary
 	if err := rundir.ReadJSON(filepath.Join(verdict.RunDir, rundir.SummaryFile), &s); err != nil {
 		t.Fatal(err)
 	}

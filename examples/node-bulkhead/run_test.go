@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bulkheadlab/bulkhead/experiment"
+	"github.com/bulkheadlab/bulkhead/internal/testenv"
 	"github.com/bulkheadlab/bulkhead/report"
 	"github.com/bulkheadlab/bulkhead/rundir"
 	"github.com/bulkheadlab/bulkhead/scenarios"
@@ -28,6 +29,9 @@ func scaledDown(t *testing.T) *scenarios.Scenario {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// One repetition: the test reads the configurations' folders by name (a repeated run names
+	// them <configuration>-r<n>).
+	sc.Repetitions = 1
 	return sc
 }
 
@@ -72,11 +76,9 @@ func bRejected(t *testing.T, dir, conf, phase string) (rejected, total int) {
 // under split, read from the raw results; the report's "what ran out" names server.js's shared
 // pool, known only from scraping its /metrics.
 func TestScenarioRuns(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs two 21 s time lines")
-	}
+	testenv.Long(t, "runs two 21 s time lines")
 	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node (Node.js) is not installed")
+		testenv.SkipOrFail(t, "node (Node.js) is not installed")
 	}
 	res, err := experiment.Run(context.Background(), scaledDown(t), experiment.Options{ResultsRoot: t.TempDir()})
 	if err != nil {

@@ -11,7 +11,7 @@
 // of them by name.
 //
 // How faults meet live keep-alive connections (measured with the tests in this package, Toxiproxy
-// v2.5.0): adding a toxic affects connections that are already open at once, and removing a
+// v2.12.0): adding a toxic affects connections that are already open at once, and removing a
 // latency toxic releases the data it holds at once. Disabling a proxy (down) closes its
 // connections. A reset_peer toxic added while a pooled connection is open closes that connection
 // with a FIN, not an RST (Toxiproxy sets SO_LINGER 0 only on connections opened while the toxic
@@ -21,9 +21,9 @@
 // connections it was stalling (the caller reads EOF). A toxic's toxicity is drawn once per
 // connection and toxic, when the connection opens or the toxic is added.
 //
-// Two Toxiproxy v2.5.0 leaks this package works around or cannot: a proxy stopped while a latency
-// toxic holds data leaves that toxic's goroutine asleep for the whole latency, so Close removes
-// toxics before removing proxies. And when a timeout toxic is removed and response bytes reach
+// Two Toxiproxy leaks (v2.5.0 to v2.12.0) this package works around or cannot: a proxy stopped
+// while a latency toxic holds data leaves that toxic's goroutine asleep for the whole latency, so
+// Close removes toxics before removing proxies. And when a timeout toxic is removed and response bytes reach
 // the proxy in the instant between the toxic's cleanup and the close of the connection, the link
 // goroutine that receives them blocks forever (Toxiproxy does not rewire the chain after that
 // cleanup). Seen in tests where the dependency answers within microseconds of Clear; a dependency

@@ -183,7 +183,7 @@ func (e *Embedded) Close(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// Version returns the version of the linked Toxiproxy module ("v2.5.0").
+// Version returns the version of the linked Toxiproxy module ("v2.12.0").
 func (e *Embedded) Version() string { return ModuleVersion() }
 
 // lookup returns the named proxy; the caller holds e.mu.

@@ -77,15 +77,38 @@ func NewExternal(ctx context.Context, apiURL string) (*External, error) {
 		}
 		return nil, fmt.Errorf("proxy: toxiproxy at %s %w: %w", base, ErrUnreachable, err)
 	}
-	x.version = strings.TrimSpace(string(v))
+	x.version = parseVersion(v)
 	return x, nil
+}
+
+// parseVersion reads the body of GET /version: JSON {"version": "2.12.0"} from Toxiproxy v2.7.0
+// on, the bare version ("2.5.0") before. Anything else is kept as it came, trimmed.
+func parseVersion(body []byte) string {
+	var v struct {
+		Version *string `json:"version"`
+	}
+	if json.Unmarshal(body, &v) == nil && v.Version != nil {
+		return *v.Version
+	}
+	return strings.TrimSpace(string(body))
 }
 
 // URL returns the API base URL in use.
 func (x *External) URL() string { return x.base }
 
-// Version returns what the server's /version answered: "2.5.0" for a release binary, "git" for
-// one built with go build without ldflags.
+// Ping checks the server still answers: GET /version, blocking until it answers, ctx is done or
+// DefaultExternalTimeout passes. It returns nil on a 200 and otherwise an error wrapping
+// ErrUnreachable (ctx's error too when ctx ended it). The runner calls it during a time line:
+// a Toxiproxy that died takes every proxy of the run with it.
+func (x *External) Ping(ctx context.Context) error {
+	if err := x.do(ctx, http.MethodGet, "/version", nil, http.StatusOK, nil); err != nil {
+		return fmt.Errorf("proxy: toxiproxy at %s %w: %w", x.base, ErrUnreachable, err)
+	}
+	return nil
+}
+
+// Version returns the version the server's /version answered: "2.12.0" for a release binary or
+// `bulkhead toxiproxy serve`, "git" for a toxiproxy-server built with go build without ldflags.
 func (x *External) Version() string { return x.version }
 
 // AddProxy creates a proxy named name on the server, listening on 127.0.0.1:0 in front of upstream
@@ -192,8 +215,8 @@ func (x *External) Close(ctx context.Context) error {
 	var errs []error
 	for _, name := range names {
 		// Toxics first: a proxy deleted with a latency toxic holding data leaves that toxic's
-		// goroutine asleep for the whole latency in the server (Toxiproxy v2.5.0 does not interrupt
-		// toxics on stop).
+		// goroutine asleep for the whole latency in the server (Toxiproxy, v2.12.0 included, does not
+		// interrupt toxics on stop).
 		err := x.removeToxics(ctx, name)
 		if err == nil {
 			err = x.do(ctx, http.MethodDelete, "/proxies/"+url.PathEscape(name), nil, http.StatusNoContent, nil)

@@ -6,9 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,6 +14,7 @@ import (
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
 	"github.com/bulkheadlab/bulkhead/faults/proxy/proxytest"
+	"github.com/bulkheadlab/bulkhead/internal/testenv"
 )
 
 // newAPIServer serves Toxiproxy's real HTTP API in this test process (see proxytest).
@@ -96,6 +95,36 @@ func TestNewExternal(t *testing.T) {
 	})
 }
 
+// Ping answers nil while the server answers and, once it is gone, an error wrapping
+// ErrUnreachable that names its address; a context that ends first ends the call.
+func TestExternalPing(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/version" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write([]byte(`{"version": "2.12.0"}`))
+	}))
+	x, err := NewExternal(context.Background(), srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close(context.Background())
+	if err := x.Ping(context.Background()); err != nil {
+		t.Errorf("Ping of a live server = %v, want nil", err)
+	}
+	srv.Close()
+	err = x.Ping(context.Background())
+	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "toxiproxy at "+srv.URL+" unreachable") {
+		t.Errorf("Ping of a closed server = %v, want ErrUnreachable naming %s", err, srv.URL)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := x.Ping(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Ping with a cancelled context = %v, want context.Canceled", err)
+	}
+}
+
 // Close on a nil *External returns nil: startBench's deferred cleanup used to call it on the
 // typed nil a failed NewExternal left in an Injector and panic (issue 10).
 func TestExternalNilClose(t *testing.T) {
@@ -141,23 +170,11 @@ func TestExternalCloseLeavesOtherProxies(t *testing.T) {
 	}
 }
 
-// TestExternalBinary runs the suite against a real toxiproxy-server process: the one on PATH, or,
-// with BULKHEAD_EXTERNAL_TOXIPROXY=1, one built from the module cache into a temporary folder.
+// TestExternalBinary runs the suite against a real toxiproxy-server process, built from the
+// module go.mod pins.
 func TestExternalBinary(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a toxiproxy-server process")
-	}
-	bin, err := exec.LookPath("toxiproxy-server")
-	if err != nil {
-		if os.Getenv("BULKHEAD_EXTERNAL_TOXIPROXY") != "1" {
-			t.Skip("no toxiproxy-server on PATH; set BULKHEAD_EXTERNAL_TOXIPROXY=1 to build one")
-		}
-		bin = filepath.Join(t.TempDir(), "toxiproxy-server")
-		out, err := exec.Command("go", "build", "-o", bin, "github.com/Shopify/toxiproxy/v2/cmd/server").CombinedOutput()
-		if err != nil {
-			t.Fatalf("go build toxiproxy-server: %v\n%s", err, out)
-		}
-	}
+	testenv.Long(t, "builds and starts a toxiproxy-server process")
+	bin := toxiproxyServerBinary(t)
 	apiURL := startToxiproxyServer(t, bin)
 	runInjectorSuite(t, func(t *testing.T) Injector {
 		x, err := NewExternal(context.Background(), apiURL)
@@ -206,6 +223,21 @@ func startToxiproxyServer(t *testing.T, bin string) string {
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("toxiproxy-server did not answer: %v", err)
+		}
+	}
+}
+
+// GET /version answers JSON from Toxiproxy v2.7.0 on and the bare version before; both read as
+// the version.
+func TestParseVersion(t *testing.T) {
+	for _, c := range []struct{ body, want string }{
+		{`{"version": "2.12.0"}` + "\n", "2.12.0"}, // v2.7.0 and later
+		{`{"version": "git"}`, "git"},              // built from the module without ldflags
+		{"2.5.0\n", "2.5.0"},                       // v2.5.0: plain text
+		{`{"name": "x"}`, `{"name": "x"}`},         // not Toxiproxy's shape: kept as it came
+	} {
+		if got := parseVersion([]byte(c.body)); got != c.want {
+			t.Errorf("parseVersion(%q) = %q, want %q", c.body, got, c.want)
 		}
 	}
 }

@@ -80,9 +80,9 @@ func describe(e faults.Effect) string {
 const toxiproxyModule = "github.com/Shopify/toxiproxy/v2"
 
 // fallbackVersion is the version pinned in go.mod, used when the binary carries no build info.
-const fallbackVersion = "v2.5.0"
+const fallbackVersion = "v2.12.0"
 
-// ModuleVersion returns the version of the Toxiproxy module linked into this binary ("v2.5.0"),
+// ModuleVersion returns the version of the Toxiproxy module linked into this binary ("v2.12.0"),
 // read from the build info, or the go.mod pin when the build info does not list it.
 func ModuleVersion() string {
 	if bi, ok := debug.ReadBuildInfo(); ok {

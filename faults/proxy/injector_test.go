@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/http/httptrace"
+	"os"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -437,4 +438,16 @@ func runInjectorSuite(t *testing.T, newInj func(t *testing.T) Injector) {
 			t.Errorf("AddProxy after Close = %v, want ErrClosed", err)
 		}
 	})
+}
+
+// The version ModuleVersion falls back to is the one go.mod requires.
+func TestFallbackVersionIsGoModPin(t *testing.T) {
+	b, err := os.ReadFile("../../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "\t" + toxiproxyModule + " " + fallbackVersion + "\n"
+	if !strings.Contains(string(b), want) {
+		t.Errorf("go.mod has no line %q: update fallbackVersion with the pin", strings.TrimSpace(want))
+	}
 }

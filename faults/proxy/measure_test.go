@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bulkheadlab/bulkhead/faults"
+	"github.com/bulkheadlab/bulkhead/internal/testenv"
 )
 
 // TestMeasureLatencyAccuracy is a measurement, not a check: it logs how far a latency toxic's
@@ -18,9 +19,7 @@ import (
 //
 //	BULKHEAD_MEASURE=1 go test -run TestMeasureLatencyAccuracy -v ./faults
 func TestMeasureLatencyAccuracy(t *testing.T) {
-	if os.Getenv("BULKHEAD_MEASURE") != "1" {
-		t.Skip("measurement; set BULKHEAD_MEASURE=1")
-	}
+	testenv.Figure(t, "BULKHEAD_MEASURE", "a latency toxic's accuracy")
 	const (
 		latency = 450 * time.Millisecond
 		n       = 200

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bulkheadlab/bulkhead/faults"
+	"github.com/bulkheadlab/bulkhead/internal/testenv"
 )
 
 func TestOwnerPID(t *testing.T) {
@@ -47,9 +48,7 @@ func TestOwnerPID(t *testing.T) {
 func TestCleanStale(t *testing.T) {
 	t.Run("in-process API", func(t *testing.T) { cleanStaleSuite(t, newAPIServer(t)) })
 	t.Run("toxiproxy-server", func(t *testing.T) {
-		if testing.Short() {
-			t.Skip("starts a toxiproxy-server process")
-		}
+		testenv.Long(t, "builds and starts a toxiproxy-server process")
 		cleanStaleSuite(t, startToxiproxyServer(t, toxiproxyServerBinary(t)))
 	})
 }
@@ -119,19 +118,14 @@ func otherHost() string {
 	return "0badc0de"
 }
 
-// toxiproxyServerBinary returns the toxiproxy-server on PATH or, with
-// BULKHEAD_EXTERNAL_TOXIPROXY=1, one built from the module cache; else it skips.
+// toxiproxyServerBinary builds toxiproxy-server from the Toxiproxy module go.mod pins (the same
+// code the embedded injector links) into a temporary folder and returns its path, so the
+// external injector is tested against the release it declares. go build reads the module cache,
+// where the module is whenever this package builds.
 func toxiproxyServerBinary(t *testing.T) string {
 	t.Helper()
-	bin, err := exec.LookPath("toxiproxy-server")
-	if err == nil {
-		return bin
-	}
-	if os.Getenv("BULKHEAD_EXTERNAL_TOXIPROXY") != "1" {
-		t.Skip("no toxiproxy-server on PATH; set BULKHEAD_EXTERNAL_TOXIPROXY=1 to build one")
-	}
-	bin = filepath.Join(t.TempDir(), "toxiproxy-server")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/Shopify/toxiproxy/v2/cmd/server").CombinedOutput()
+	bin := filepath.Join(t.TempDir(), "toxiproxy-server")
+	out, err := exec.Command("go", "build", "-o", bin, toxiproxyModule+"/cmd/server").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build toxiproxy-server: %v\n%s", err, out)
 	}

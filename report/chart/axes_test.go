@@ -1,9 +1,11 @@
 package chart
 
 import (
+	"bytes"
 	"image/color"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/plot"
@@ -232,7 +234,7 @@ func TestPaletteKeepsKeysApart(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := newPalette(tt.names)
+			p := newPalette(tt.names, nil)
 			owner := map[color.NRGBA]string{}
 			for _, n := range tt.names {
 				c, k := p.color(n), colorKey(n)
@@ -258,5 +260,50 @@ func TestKindString(t *testing.T) {
 		if got := k.String(); got != want {
 			t.Errorf("%d: got %q, want %q", int(k), got, want)
 		}
+	}
+}
+
+// A series whose caller fixed its colour keeps it in every figure, whatever else the figure
+// holds, and names without one avoid it.
+func TestFixedColors(t *testing.T) {
+	latency := color.NRGBA{0x12, 0x34, 0x56, 0xff}
+	for _, others := range [][]string{{"errors"}, {"errors", "busy", "latency"}, nil} {
+		p := newPalette(append(others, "latency"), map[string]color.NRGBA{"latency": latency})
+		if got := p.color("latency"); got != latency {
+			t.Errorf("with %v: latency %v, want the fixed %v", others, got, latency)
+		}
+		for _, o := range others {
+			if o != "latency" && p.color(o) == latency {
+				t.Errorf("with %v: %s took the fixed colour", others, o)
+			}
+		}
+	}
+}
+
+// A window too narrow for its name is drawn by its Short and explained in the key; without a
+// Short its name is cut short.
+func TestWindowAbbreviations(t *testing.T) {
+	a := &abbreviations{names: map[string]string{}}
+	a.add("3", "calm")
+	a.add("5", "recovery")
+	a.add("3", "calm")
+	if got := a.text(); got != "too narrow to name: 3 = calm, 5 = recovery" {
+		t.Errorf("key %q", got)
+	}
+	spec := Spec{Series: []Series{{Name: "x", X: []float64{0, 100}, Y: []float64{1, 2}}},
+		Windows: []Window{{Start: 0, End: 90, Label: "baseline", Short: "1", Plain: true}, {Start: 90, End: 93, Label: "recovery-2", Short: "2", Plain: true}, {Start: 93, End: 100, Label: "end"}}}
+	fig, err := buildGrid("t", [][]Spec{{spec}}, KindLines, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := renderSVG(&buf, DefaultWidthPx, DefaultHeightPx, fig, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := fig.abbrev.text(); got != "too narrow to name: 2 = recovery-2" {
+		t.Errorf("key %q, want only the narrow window", got)
+	}
+	if !strings.Contains(buf.String(), "too narrow to name: 2 = recovery-2") || strings.Contains(buf.String(), "recov…") {
+		t.Errorf("the SVG does not show the key, or cuts the name")
 	}
 }

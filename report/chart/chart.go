@@ -3,6 +3,8 @@ package chart
 import (
 	"errors"
 	"fmt"
+	"image/color"
+	"io"
 	"math"
 	"sort"
 )
@@ -13,6 +15,9 @@ import (
 type Series struct {
 	Name string
 	X, Y []float64
+	// Color fixes the series' colour; nil picks it by name (see ColorFor). Series of one name
+	// share one colour either way.
+	Color color.Color
 }
 
 // Window is a span of the X axis, such as a phase, with its label at the top (a label may hold
@@ -22,6 +27,11 @@ type Window struct {
 	Start, End float64
 	Label      string
 	Plain      bool
+	// Short abbreviates the label's first line ("3" for the third phase): where the window is
+	// too narrow for the name it is drawn instead, and the figure explains it in a key under the
+	// legend ("3 = calm"), so a narrow window is never named by a cut-off word. Empty: the name
+	// is cut short with an ellipsis instead.
+	Short string
 }
 
 // Density is a grid of counts drawn as coloured cells, such as a latency heatmap over time:
@@ -156,21 +166,12 @@ func Panels(path, title string, specs []Spec, kind Kind) error {
 // is PanelWidthPx wide per column (at least DefaultWidthPx) and DefaultHeightPx high for one row,
 // GridRowPx more per further row.
 func Grid(path, title string, rows [][]Spec, kind Kind, shareY bool) error {
-	if len(rows) == 0 || len(rows[0]) == 0 {
-		return fmt.Errorf("chart %s: %w", path, ErrNoPanels)
-	}
-	for i, r := range rows {
-		if len(r) != len(rows[0]) {
-			return fmt.Errorf("chart %s: row %d has %d panels, row 0 %d: %w", path, i, len(r), len(rows[0]), ErrRagged)
-		}
-	}
-	w := max(DefaultWidthPx, PanelWidthPx*len(rows[0]))
-	if len(rows) == 1 && len(rows[0]) == 1 {
-		w = DefaultWidthPx
-	}
-	h := DefaultHeightPx + GridRowPx*(len(rows)-1)
 	if path == "" {
 		return ErrBadPath
+	}
+	w, h, err := gridSize(rows)
+	if err != nil {
+		return fmt.Errorf("chart %s: %w", path, err)
 	}
 	fig, err := buildGrid(title, rows, kind, shareY)
 	if err != nil {
@@ -180,6 +181,43 @@ func Grid(path, title string, rows [][]Spec, kind Kind, shareY bool) error {
 		return fmt.Errorf("chart %s: %w", path, err)
 	}
 	return nil
+}
+
+// GridSVG draws what Grid draws as SVG only, to w, without embedding the fonts: for a page that
+// inlines many figures (report.html), where each embedded font would add about 550 KB. Its text
+// names the font family Liberation Sans, metric-compatible with Arial and Helvetica, which the
+// page falls back to.
+func GridSVG(w io.Writer, title string, rows [][]Spec, kind Kind, shareY bool) error {
+	wPx, hPx, err := gridSize(rows)
+	if err != nil {
+		return fmt.Errorf("chart: %w", err)
+	}
+	fig, err := buildGrid(title, rows, kind, shareY)
+	if err != nil {
+		return fmt.Errorf("chart: %w", err)
+	}
+	if err := renderSVG(w, wPx, hPx, fig, false); err != nil {
+		return fmt.Errorf("chart: %w", err)
+	}
+	return nil
+}
+
+// gridSize is the size in pixels of a grid of rows: PanelWidthPx per column (at least
+// DefaultWidthPx), DefaultHeightPx for one row and GridRowPx for each further one.
+func gridSize(rows [][]Spec) (w, h int, err error) {
+	if len(rows) == 0 || len(rows[0]) == 0 {
+		return 0, 0, ErrNoPanels
+	}
+	for i, r := range rows {
+		if len(r) != len(rows[0]) {
+			return 0, 0, fmt.Errorf("row %d has %d panels, row 0 %d: %w", i, len(r), len(rows[0]), ErrRagged)
+		}
+	}
+	w = max(DefaultWidthPx, PanelWidthPx*len(rows[0]))
+	if len(rows) == 1 && len(rows[0]) == 1 {
+		w = DefaultWidthPx
+	}
+	return w, DefaultHeightPx + GridRowPx*(len(rows)-1), nil
 }
 
 // GridRowPx is the height Grid adds per row after the first.

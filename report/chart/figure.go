@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"image/color"
 	pngenc "image/png"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -26,6 +28,36 @@ type figure struct {
 	title  string
 	plots  [][]*plot.Plot
 	legend []legendEntry
+	// abbrev collects, while the panels draw, the windows drawn by their Short ("3" -> "calm")
+	// for the key under the legend; shorts is set when any window has one (room is kept).
+	abbrev *abbreviations
+	shorts bool
+}
+
+// abbreviations are the window names a figure drew abbreviated, in the order first drawn.
+type abbreviations struct {
+	order []string
+	names map[string]string
+}
+
+func (a *abbreviations) add(short, name string) {
+	if _, ok := a.names[short]; ok {
+		return
+	}
+	a.names[short] = name
+	a.order = append(a.order, short)
+}
+
+// text is the key: "phases too narrow to name: 3 = calm, 5 = recovery".
+func (a *abbreviations) text() string {
+	if len(a.order) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, s := range a.order {
+		parts = append(parts, s+" = "+a.names[s])
+	}
+	return "too narrow to name: " + strings.Join(parts, ", ")
 }
 
 type legendEntry struct {
@@ -58,7 +90,8 @@ func buildGrid(title string, rows [][]Spec, kind Kind, shareY bool) (*figure, er
 	prs := make([][]prepared, len(rows))
 	var all []prepared
 	var names []string
-	top := 0.0 // the largest density count of the figure
+	fixed := map[string]color.NRGBA{} // series whose caller chose their colour
+	top := 0.0                        // the largest density count of the figure
 	for ri, row := range rows {
 		for _, s := range row {
 			pr, err := prepare(s, kind)
@@ -70,18 +103,18 @@ func buildGrid(title string, rows [][]Spec, kind Kind, shareY bool) (*figure, er
 			}
 			prs[ri] = append(prs[ri], pr)
 			all = append(all, pr)
-			for _, sr := range s.Series {
+			for _, sr := range append(slices.Clone(s.Series), s.HLines...) {
 				names = append(names, sr.Name)
-			}
-			for _, sr := range s.HLines {
-				names = append(names, sr.Name)
+				if sr.Color != nil {
+					fixed[sr.Name] = color.NRGBAModel.Convert(sr.Color).(color.NRGBA)
+				}
 			}
 			for _, c := range pr.cells {
 				top = math.Max(top, c.n)
 			}
 		}
 	}
-	pal := newPalette(names)
+	pal := newPalette(names, fixed)
 	rowRange := make([]axisRange, len(rows))
 	whole := ranges(all, kind)
 	for ri := range rows {
@@ -93,7 +126,7 @@ func buildGrid(title string, rows [][]Spec, kind Kind, shareY bool) (*figure, er
 		}
 	}
 
-	fig := &figure{title: title}
+	fig := &figure{title: title, abbrev: &abbreviations{names: map[string]string{}}}
 	// The legend lists data first, reference lines last, each name once across panels.
 	seen := map[string]bool{}
 	var refs []legendEntry
@@ -160,7 +193,10 @@ func buildGrid(title string, rows [][]Spec, kind Kind, shareY bool) (*figure, er
 				p.Add(noData{text: pr.spec.Empty, style: textStyle(labelSize, draw.XCenter, draw.YCenter)})
 			}
 			if len(pr.spec.Windows) > 0 && kind != KindPercentiles {
-				p.Add(&windowLabels{windows: pr.spec.Windows, style: textStyle(windowSize, draw.XLeft, draw.YTop)})
+				p.Add(&windowLabels{windows: pr.spec.Windows, style: textStyle(windowSize, draw.XLeft, draw.YTop), abbrev: fig.abbrev})
+				for _, w := range pr.spec.Windows {
+					fig.shorts = fig.shorts || w.Short != ""
+				}
 			}
 			plots = append(plots, p)
 		}
@@ -503,8 +539,26 @@ func frame(c draw.Canvas, title string) draw.Canvas {
 // draw lays the figure out on c: title on top, legend rows at the bottom, plots between.
 func (f *figure) draw(c draw.Canvas) {
 	c = frame(c, f.title)
+	var key draw.Canvas
+	if f.shorts {
+		// One line under the legend for the key of the windows drawn abbreviated; it is written
+		// once the panels are drawn and known.
+		ts := textStyle(legendSize, draw.XCenter, draw.YBottom)
+		key = c
+		key.Max.Y = c.Min.Y + ts.Rectangle("Mg").Size().Y*1.4
+		c.Min.Y = key.Max.Y
+		f.abbrev.order, f.abbrev.names = nil, map[string]string{}
+	}
 	if h := f.drawLegend(c); h > 0 {
 		c.Min.Y += h + vg.Points(4)
+	}
+	if f.shorts {
+		defer func() {
+			if t := f.abbrev.text(); t != "" {
+				ts := textStyle(legendSize, draw.XCenter, draw.YBottom)
+				c.FillText(ts, vg.Point{X: (key.Min.X + key.Max.X) / 2, Y: key.Min.Y + vg.Points(2)}, fitText(ts, t, key.Max.X-key.Min.X))
+			}
+		}()
 	}
 	// gonum/plot reserves room for a vertical axis label around the normalised position of the
 	// arithmetic middle of the axis, which on a log axis lies near the top (the middle of 1 and
@@ -617,11 +671,9 @@ func render(path string, wPx, hPx int, fig drawer) (err error) {
 		return fmt.Errorf("encoding png: %w", err)
 	}
 
-	sc := vgsvg.NewWith(vgsvg.UseWH(w, h), vgsvg.EmbedFonts(true))
-	fig.draw(draw.New(sc))
 	var svg bytes.Buffer
-	if _, err := sc.WriteTo(&svg); err != nil {
-		return fmt.Errorf("encoding svg: %w", err)
+	if err := renderSVG(&svg, wPx, hPx, fig, true); err != nil {
+		return err
 	}
 
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -631,6 +683,23 @@ func render(path string, wPx, hPx int, fig drawer) (err error) {
 		return err
 	}
 	return writeAtomic(path+".svg", svg.Bytes())
+}
+
+// renderSVG draws fig as SVG to out, its fonts embedded or not.
+func renderSVG(out io.Writer, wPx, hPx int, fig drawer, embed bool) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %v", ErrDraw, r)
+		}
+	}()
+	w := vg.Length(wPx) * vg.Inch / DPI
+	h := vg.Length(hPx) * vg.Inch / DPI
+	sc := vgsvg.NewWith(vgsvg.UseWH(w, h), vgsvg.EmbedFonts(embed))
+	fig.draw(draw.New(sc))
+	if _, err := sc.WriteTo(out); err != nil {
+		return fmt.Errorf("encoding svg: %w", err)
+	}
+	return nil
 }
 
 // writeAtomic writes data to a temporary file beside name and renames it over name. On failure

@@ -1,9 +1,13 @@
 package chart
 
 import (
+	"bytes"
+	"errors"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/plot/vg"
@@ -135,4 +139,33 @@ func TestGridGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkGolden(t, stacked+".png", "stacked_steps")
+}
+
+// GridSVG draws the figure Grid writes as its .svg, without the embedded font: the same drawing,
+// a small fraction of the size.
+func TestGridSVG(t *testing.T) {
+	rows := [][]Spec{{{Title: "a", YLabel: "ms", Series: []Series{{Name: "/a p99", X: []float64{0, 1, 2}, Y: []float64{1, 2, 3}}}},
+		{Title: "b", Series: []Series{{Name: "/b p99", X: []float64{0, 1, 2}, Y: []float64{3, 2, 1}}}}}}
+	var buf bytes.Buffer
+	if err := GridSVG(&buf, "two panels", rows, KindLines, true); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "g")
+	if err := Grid(path, "two panels", rows, KindLines, true); err != nil {
+		t.Fatal(err)
+	}
+	full, err := os.ReadFile(path + ".svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := buf.String()
+	if !strings.Contains(got, "<svg") || strings.Contains(got, "base64") || !strings.Contains(got, "Liberation Sans") || !strings.Contains(got, "two panels") {
+		t.Errorf("GridSVG: want an SVG naming its font without embedding it, with the title")
+	}
+	if len(got)*4 > len(full) {
+		t.Errorf("GridSVG is %d bytes, the embedded-font SVG %d: want under a quarter", len(got), len(full))
+	}
+	if err := GridSVG(&buf, "", [][]Spec{{{}}, {}}, KindLines, false); !errors.Is(err, ErrRagged) {
+		t.Errorf("ragged rows: %v, want ErrRagged", err)
+	}
 }

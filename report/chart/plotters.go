@@ -142,12 +142,14 @@ func (w *windowShade) Plot(c draw.Canvas, plt *plot.Plot) {
 
 // windowLabels marks each window's edges and writes its label at the top of its span, over the
 // data, so both stay visible above opaque stacked areas; the label sits on a light backing so
-// lines crossing it do not make it unreadable. A label line wider than its window is cut short
-// with an ellipsis (a line that cannot keep one letter is dropped), so labels never run into
-// their neighbours and always fit the headroom ranges reserves for them.
+// lines crossing it do not make it unreadable. A name wider than its window is drawn as the
+// window's Short when it has one (and recorded for the figure's key); any other label line wider
+// than its window is cut short with an ellipsis (a line that cannot keep one letter is dropped),
+// so labels never run into their neighbours and always fit the headroom ranges reserves for them.
 type windowLabels struct {
 	windows []Window
 	style   text.Style
+	abbrev  *abbreviations // where a window drawn by its Short is recorded for the key
 }
 
 func (w *windowLabels) Plot(c draw.Canvas, plt *plot.Plot) {
@@ -166,7 +168,14 @@ func (w *windowLabels) Plot(c draw.Canvas, plt *plot.Plot) {
 		}
 		var lines []string
 		room := x1 - x0 - 2*pad
-		for _, l := range strings.Split(win.Label, "\n") {
+		for i, l := range strings.Split(win.Label, "\n") {
+			if i == 0 && win.Short != "" && w.style.Width(l) > room && w.style.Width(win.Short) <= room {
+				lines = append(lines, win.Short) // the name does not fit: its abbreviation, explained in the key
+				if w.abbrev != nil {
+					w.abbrev.add(win.Short, l)
+				}
+				continue
+			}
 			if l = fitText(w.style, l, room); l != "" {
 				lines = append(lines, l)
 			}

@@ -105,14 +105,21 @@ func lookup(name string) (color.NRGBA, int) {
 // even after "pool:A", and a second key whose colour is taken, such as "conn:A" after "pool:A",
 // gets the next free one.
 type palette struct {
-	byKey map[string]color.NRGBA
+	byKey  map[string]color.NRGBA
+	byName map[string]color.NRGBA // the colours callers chose (Series.Color), by whole name
 }
 
-func newPalette(names []string) *palette {
-	p := &palette{byKey: map[string]color.NRGBA{}}
+func newPalette(names []string, fixed map[string]color.NRGBA) *palette {
+	p := &palette{byKey: map[string]color.NRGBA{}, byName: fixed}
 	used := map[color.NRGBA]bool{}
+	for _, c := range fixed {
+		used[c] = true
+	}
 	for rank := rankDirect; rank <= rankHashed; rank++ {
 		for _, n := range names {
+			if _, ok := fixed[n]; ok {
+				continue
+			}
 			k := colorKey(n)
 			c, r := lookup(n)
 			if _, done := p.byKey[k]; done || r != rank {
@@ -135,6 +142,9 @@ func newPalette(names []string) *palette {
 }
 
 func (p *palette) color(name string) color.NRGBA {
+	if c, ok := p.byName[name]; ok {
+		return c
+	}
 	if c, ok := p.byKey[colorKey(name)]; ok {
 		return c
 	}
@@ -154,7 +164,7 @@ func dashesFor(name string) []vg.Length {
 			return []vg.Length{vg.Points(2), vg.Points(3)}
 		case "p99.9", "p999":
 			return []vg.Length{vg.Points(10), vg.Points(3), vg.Points(2), vg.Points(3)}
-		case "max":
+		case "max", "min":
 			return []vg.Length{vg.Points(1), vg.Points(2)}
 		}
 	}
@@ -187,3 +197,8 @@ var (
 	bandAlpha         = uint8(0xe6)
 	bandEdgeColor     = color.NRGBA{0xff, 0xff, 0xff, 0xff}
 )
+
+// Palette is the palette of the charts (Okabe-Ito, yellow left out) in a fixed order, for a
+// caller that colours series by their place in a list rather than by name (Series.Color), such
+// as the phases of a time line: the same phase gets the same colour in every figure.
+var Palette = []color.Color{black, orange, skyBlue, vermillion, blue, green, purple, grey}

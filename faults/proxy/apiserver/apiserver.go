@@ -1,12 +1,16 @@
 // Package apiserver serves Toxiproxy's HTTP API (github.com/Shopify/toxiproxy/v2, its own
-// handlers) from this module, so that a standalone Toxiproxy needs no toxiproxy-server binary:
-// `bulkhead toxiproxy serve` runs it as its own process on the host that holds the dependencies,
-// and tests serve it in-process (proxytest).
+// routes and handlers) from this module, so that a standalone Toxiproxy needs no toxiproxy-server
+// binary: `bulkhead toxiproxy serve` runs it as its own process on the host that holds the
+// dependencies, and tests serve it in-process (proxytest).
 //
-// toxiproxy.ApiServer.Listen (v2.5.0) cannot be used for either: it never returns, has no
-// shutdown, and exits the process through its logger when the address cannot be bound. Server
-// binds first (a bad address is an error), serves the same route table, and stops on its
-// context, removing every proxy it holds.
+// The routes are Toxiproxy's own (ApiServer.Routes, v2.6.0 and later), middlewares included: a
+// 25 s handler timeout, and a 403 for a browser's user agent ("Mozilla/..."), which protects
+// the unauthenticated API from pages a browser on the same host opens. Server adds what
+// ApiServer.Listen and Shutdown (v2.12.0) lack for this module: Listen binds before anything is
+// served, so a bad or taken address is an error at once and port 0 reports the port it picked
+// (ApiServer.Listen binds inside its blocking call and never says which); Serve stops on a
+// context, and stopping removes every proxy (ApiServer.Shutdown stops the HTTP server only, and
+// reads a field ApiServer.Listen writes from another goroutine without synchronisation).
 package apiserver
 
 import (
@@ -18,7 +22,6 @@ import (
 	"time"
 
 	toxiproxy "github.com/Shopify/toxiproxy/v2"
-	"github.com/gorilla/mux"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rs/zerolog"
 )
@@ -29,29 +32,13 @@ func NewToxiproxy() *toxiproxy.ApiServer {
 	return toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
 }
 
-// Handler returns api's HTTP API with the route table of toxiproxy.ApiServer.Listen (v2.5.0),
-// without its middlewares (request logging, the refusal of browsers' user agents, the 25 s
-// handler timeout). It holds no state of its own.
-func Handler(api *toxiproxy.ApiServer) http.Handler {
-	r := mux.NewRouter()
-	r.HandleFunc("/reset", api.ResetState).Methods("POST")
-	r.HandleFunc("/proxies", api.ProxyIndex).Methods("GET")
-	r.HandleFunc("/proxies", api.ProxyCreate).Methods("POST")
-	r.HandleFunc("/populate", api.Populate).Methods("POST")
-	r.HandleFunc("/proxies/{proxy}", api.ProxyShow).Methods("GET")
-	r.HandleFunc("/proxies/{proxy}", api.ProxyUpdate).Methods("POST")
-	r.HandleFunc("/proxies/{proxy}", api.ProxyDelete).Methods("DELETE")
-	r.HandleFunc("/proxies/{proxy}/toxics", api.ToxicIndex).Methods("GET")
-	r.HandleFunc("/proxies/{proxy}/toxics", api.ToxicCreate).Methods("POST")
-	r.HandleFunc("/proxies/{proxy}/toxics/{toxic}", api.ToxicShow).Methods("GET")
-	r.HandleFunc("/proxies/{proxy}/toxics/{toxic}", api.ToxicUpdate).Methods("POST")
-	r.HandleFunc("/proxies/{proxy}/toxics/{toxic}", api.ToxicDelete).Methods("DELETE")
-	r.HandleFunc("/version", api.Version).Methods("GET")
-	return r
-}
+// Handler returns api's HTTP API: Toxiproxy's own route table and middlewares
+// (toxiproxy.ApiServer.Routes). It holds no state of its own.
+func Handler(api *toxiproxy.ApiServer) http.Handler { return api.Routes() }
 
 // Clear removes every proxy of api, each one's toxics first: a proxy removed while a latency
-// toxic holds data would leave that toxic's goroutine asleep for the whole latency (v2.5.0).
+// toxic holds data would leave that toxic's goroutine asleep for the whole latency (v2.5.0 to
+// v2.12.0 alike: their proxy, link and toxic code is the same).
 // It waits for each live connection to flush what a toxic held (Toxiproxy bounds that at 5 s
 // per connection).
 func Clear(ctx context.Context, api *toxiproxy.ApiServer) error {

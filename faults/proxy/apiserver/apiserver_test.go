@@ -2,6 +2,7 @@ package apiserver_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -81,5 +82,39 @@ func TestListenTakenAddress(t *testing.T) {
 	var op *net.OpError
 	if err == nil || !errors.As(err, &op) || !strings.Contains(err.Error(), l.Addr().String()) {
 		t.Fatalf("err = %v, want a listen error naming %s", err, l.Addr())
+	}
+}
+
+// The API is Toxiproxy's own route table with its middlewares: /version answers JSON (v2.7.0
+// on), and a browser's user agent is refused, so a page open on the same host cannot drive the
+// unauthenticated API.
+func TestHandlerIsToxiproxysRoutes(t *testing.T) {
+	srv := httptest.NewServer(apiserver.Handler(apiserver.NewToxiproxy()))
+	defer srv.Close()
+	get := func(path, agent string) (int, []byte) {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodGet, srv.URL+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("User-Agent", agent)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, b
+	}
+	code, body := get("/version", "Go-http-client/1.1")
+	var v struct{ Version string }
+	if code != http.StatusOK || json.Unmarshal(body, &v) != nil || v.Version == "" {
+		t.Errorf("GET /version: %d %q, want 200 and JSON naming a version", code, body)
+	}
+	if code, body := get("/proxies", "Mozilla/5.0 (X11; Linux x86_64)"); code != http.StatusForbidden {
+		t.Errorf("GET /proxies from a browser: %d %q, want 403", code, body)
 	}
 }
