@@ -3,6 +3,8 @@ package confidence
 import (
 	"math"
 	"slices"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // A figure's variance within one repetition comes from its scores: the repetition is cut into
@@ -53,16 +55,25 @@ func Sum(c []float64) (float64, []float64) {
 }
 
 // Quantile returns the nearest-rank q-quantile of the values of all blocks (each block's
-// values sorted ascending), each block's score, and the effective number of values it rests on
-// (see Open).
+// values sorted ascending), each block's score, and the effective number of values its upper end
+// rests on (see Open).
 //
 // The scores are Woodruff's: the share of values at or below the quantile is a ratio whose
 // block scores are known (Ratio), and the quantile's error is that share's error divided by
 // the density there. The density is read off the empirical distribution over ± 1.96 standard
-// errors of the share (Francisco and Fuller's estimate), so no smoothing parameter is chosen.
+// errors of the share (Francisco and Fuller's estimate), but over no more than Hall and
+// Sheather's bandwidth for n values: when seconds shift together the share's error grows with
+// the design effect while the density at the quantile does not, and a window that wide would
+// read the slope of the far tail instead (a p90 of 6-8 ms values read its density out to the
+// phase's 20 ms outliers).
 //
 // The effective number is n over the design effect the blocks show (never above n): correlated
-// blocks count for fewer requests.
+// blocks count for fewer requests. One case counts it as enough for an upper end whatever the
+// design effect: n at least QuantileNeeds(q) and the linearised upper end at or below the
+// largest value. Seconds whose values shift together (a narrow distribution moving by a
+// fraction of a millisecond from second to second) swing the share below the quantile from
+// block to block, which the design effect reads as a thin tail, though every block has values
+// above the quantile and the data bound it (TestShiftingSecondsBoundAQuantile).
 func Quantile(blocks [][]float64, q float64) (v float64, scores []float64, neff float64) {
 	var all []float64
 	for _, b := range blocks {
@@ -97,7 +108,8 @@ func Quantile(blocks [][]float64, q float64) (v float64, scores []float64, neff 
 	vp = math.Max(vp, q*(1-q)/float64(n))
 	se := math.Sqrt(vp)
 	neff = q * (1 - q) / vp
-	lo, hi := math.Max(0, f-z975*se), math.Min(1, f+z975*se)
+	w := math.Min(z975*se, hallSheather(n, q))
+	lo, hi := math.Max(0, f-w), math.Min(1, f+w)
 	slope := 0.0 // d value / d share
 	if hi > lo {
 		slope = (at(hi) - at(lo)) / (hi - lo)
@@ -106,7 +118,21 @@ func Quantile(blocks [][]float64, q float64) (v float64, scores []float64, neff 
 	for i, s := range z {
 		scores[i] = -s * slope // more values below: a lower quantile
 	}
+	if Open(q, neff) && float64(n) >= QuantileNeeds(q) && v+z975*se*slope <= all[n-1] {
+		neff = tailNeeds(q)
+	}
 	return v, scores, neff
+}
+
+// tailNeeds is the fewest independent values with which a q-quantile has an upper end (Open).
+func tailNeeds(q float64) float64 { return math.Ceil(math.Log((1-Level)/2) / math.Log(q)) }
+
+// hallSheather returns Hall and Sheather's (1988) bandwidth, in share, for reading the density
+// at a q-quantile of n values (the bandwidth of Koenker's quantile regression intervals).
+func hallSheather(n int, q float64) float64 {
+	x := distuv.UnitNormal.Quantile(q)
+	phi := math.Exp(-x*x/2) / math.Sqrt(2*math.Pi)
+	return math.Pow(float64(n), -1.0/3) * math.Pow(z975, 2.0/3) * math.Cbrt(1.5*phi*phi/(2*x*x+1))
 }
 
 // Open reports whether a q-quantile resting on neff effective requests (summed over the
@@ -128,7 +154,7 @@ const DesignMargin = 4
 // p99), times DesignMargin (1,472 for a p99). Fewer still bound it when the run's seconds look
 // independent enough; the feasibility check warns below this.
 func QuantileNeeds(q float64) float64 {
-	return DesignMargin * math.Ceil(math.Log((1-Level)/2)/math.Log(q))
+	return DesignMargin * tailNeeds(q)
 }
 
 // Inflation returns the factor by which serial correlation between consecutive blocks widens
