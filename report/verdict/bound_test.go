@@ -143,11 +143,9 @@ func TestAtTheBoundFalseHolds(t *testing.T) {
 	}
 }
 
-// Each repetition judged alone reads its interval from the spread the whole run measured, and
-// its ends are open only where the whole run's are: three repetitions of 200 requests each (too
-// few for a p99 with an upper end of its own; 600 together are enough) give every lone
-// repetition a closed interval and the verdict of the whole run.
-func TestLoneRepetitionOpenOnlyWhereTheRunIs(t *testing.T) {
+// threeRepetitions is a valid run of configuration c, three repetitions of one 20 s phase "p"
+// in which /x answers 200 requests at 5-6.8 ms, each repetition 0.1 ms slower than the last.
+func threeRepetitions() *model.Summary {
 	kinds := []model.Kind{model.NewKind("ok", "", "", "")}
 	s := &model.Summary{BucketS: 1, Valid: true}
 	for rep := 1; rep <= 3; rep++ {
@@ -161,6 +159,15 @@ func TestLoneRepetitionOpenOnlyWhereTheRunIs(t *testing.T) {
 		s.Configurations = append(s.Configurations, model.Configuration{Name: fmt.Sprintf("c-r%d", rep), Config: "c", Repetition: rep,
 			Phases: []model.Phase{ph}, Requests: map[string][]model.Record{"/x": recs}, Kinds: kinds})
 	}
+	return s
+}
+
+// Each repetition judged alone reads its interval from the spread the whole run measured, and
+// its ends are open only where the whole run's are: three repetitions of 200 requests each (too
+// few for a p99 with an upper end of its own; 600 together are enough) give every lone
+// repetition a closed interval and the verdict of the whole run.
+func TestLoneRepetitionOpenOnlyWhereTheRunIs(t *testing.T) {
+	s := threeRepetitions()
 	p99 := claim.Measure{Metric: "p99_ms", Configuration: "c", Phase: "p", Endpoint: "/x"}
 	p50 := p99
 	p50.Metric = "p50_ms"
@@ -182,19 +189,7 @@ func TestLoneRepetitionOpenOnlyWhereTheRunIs(t *testing.T) {
 // A repetition judged alone that is not measurable because a precondition failed there says which
 // way the precondition went, so "could not decide" reads apart from "contradicts".
 func TestLoneRepetitionNamesItsPrecondition(t *testing.T) {
-	kinds := []model.Kind{model.NewKind("ok", "", "", "")}
-	s := &model.Summary{BucketS: 1, Valid: true}
-	for rep := 1; rep <= 3; rep++ {
-		var recs []model.Record
-		for i := range 200 {
-			lat := 5*time.Millisecond + time.Duration(i%10)*200*time.Microsecond + time.Duration(rep)*100*time.Microsecond
-			recs = append(recs, model.Record{T: int64(time.Duration(i) * 100 * time.Millisecond), Lat: int64(lat)})
-		}
-		ph := model.Phase{Name: "p", EndS: 20, End: 20 * time.Second, Endpoints: map[string]*model.Stats{}}
-		ph.Endpoints["/x"] = stats.Compute(recs, kinds, ph.End, &stats.Scratch{})
-		s.Configurations = append(s.Configurations, model.Configuration{Name: fmt.Sprintf("c-r%d", rep), Config: "c", Repetition: rep,
-			Phases: []model.Phase{ph}, Requests: map[string][]model.Record{"/x": recs}, Kinds: kinds})
-	}
+	s := threeRepetitions()
 	p50 := claim.Measure{Metric: "p50_ms", Configuration: "c", Phase: "p", Endpoint: "/x"}
 	under, over := 100.0, 1000.0 // p50 is ~6 ms
 	c := claim.Claim{ID: "x", Condition: claim.Condition{Measure: p50, Op: claim.OpLess, Value: &under},
