@@ -112,6 +112,9 @@ type RepetitionVerdict struct {
 	// preconditions did not hold there, that precondition's verdict alone ("inconclusive": the
 	// repetition could not decide it; "does not hold": it contradicts the run).
 	Precondition string `json:"precondition,omitempty"`
+	// PreconditionReason is that precondition's own reason, with its figures ("p99_ms of /b in
+	// shared/baseline = 38.2 [21.5, 54.9]; needs <= 50"): which one it was, and by how much.
+	PreconditionReason string `json:"precondition_reason,omitempty"`
 }
 
 // Says writes the verdict as a reader needs it: "not measurable (precondition inconclusive)"

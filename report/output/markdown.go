@@ -328,10 +328,21 @@ func claimsMarkdown(s *model.Summary, b *strings.Builder) {
 			}
 			w("\n")
 		}
+		var decided []string
+		for _, c := range v.Claims {
+			for _, r := range c.ByRepetition {
+				if r.PreconditionReason != "" {
+					decided = append(decided, fmt.Sprintf("- %s r%d: precondition %s: %s\n", c.ID, r.Repetition, r.Precondition, mdCell(r.PreconditionReason)))
+				}
+			}
+		}
+		if len(decided) > 0 {
+			w("\nThe preconditions that made a claim not measurable in one repetition:\n\n%s", strings.Join(decided, ""))
+		}
 		if v.SameInEveryRepetition != nil && *v.SameInEveryRepetition {
 			w("\nEvery claim has the same verdict in each repetition as in all of them.\n")
 		} else {
-			w("\nSome verdicts differ between repetitions: they depend on the arrival offsets (or on too little data in one repetition).\n")
+			w("\nSome verdicts differ between repetitions: they depend on the arrival offsets, on too little data in one repetition, or on a busier machine in one (each configuration run's send lag is under Validity).\n")
 		}
 	}
 	w("\nRules:\n\n")

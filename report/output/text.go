@@ -158,9 +158,13 @@ func repetitionLine(b *strings.Builder, v model.VerdictBlock) {
 	for _, c := range v.Claims {
 		for _, r := range c.ByRepetition {
 			if r.Verdict != c.Verdict {
-				diff = append(diff, fmt.Sprintf("%s r%d %s", c.ID, r.Repetition, r.Says()))
+				d := fmt.Sprintf("%s r%d %s", c.ID, r.Repetition, r.Says())
+				if r.PreconditionReason != "" {
+					d += " (" + r.PreconditionReason + ")"
+				}
+				diff = append(diff, d)
 			}
 		}
 	}
-	fmt.Fprintf(b, "verdicts differ between repetitions (their arrival offsets, or too little data in one): %s\n", strings.Join(diff, "; "))
+	fmt.Fprintf(b, "verdicts differ between repetitions (their arrival offsets, too little data in one, or a busier machine in one: see each one's send lag): %s\n", strings.Join(diff, "; "))
 }

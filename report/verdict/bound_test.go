@@ -187,7 +187,8 @@ func TestLoneRepetitionOpenOnlyWhereTheRunIs(t *testing.T) {
 }
 
 // A repetition judged alone that is not measurable because a precondition failed there says which
-// way the precondition went, so "could not decide" reads apart from "contradicts".
+// way the precondition went, so "could not decide" reads apart from "contradicts", and which
+// precondition it was, with its figures.
 func TestLoneRepetitionNamesItsPrecondition(t *testing.T) {
 	s := threeRepetitions()
 	p50 := claim.Measure{Metric: "p50_ms", Configuration: "c", Phase: "p", Endpoint: "/x"}
@@ -201,6 +202,9 @@ func TestLoneRepetitionNamesItsPrecondition(t *testing.T) {
 	for _, r := range got.ByRepetition {
 		if r.Verdict != model.VerdictNotMeasurable || r.Precondition != model.VerdictDoesNotHold || r.Says() != "not measurable (precondition does not hold)" {
 			t.Errorf("repetition %d alone: %q (precondition %q), want not measurable because the precondition does not hold", r.Repetition, r.Says(), r.Precondition)
+		}
+		if !strings.HasPrefix(r.PreconditionReason, "p50_ms of /x in c/p = ") || !strings.HasSuffix(r.PreconditionReason, "needs > 0") {
+			t.Errorf("repetition %d alone: precondition reason %q, want p50's figure against 1000", r.Repetition, r.PreconditionReason)
 		}
 	}
 }

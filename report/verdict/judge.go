@@ -46,7 +46,7 @@ func Judge(s *model.Summary, claims []claim.Claim, note string) model.VerdictBlo
 				rv := model.RepetitionVerdict{Repetition: rep, Verdict: r.Verdict, Difference: r.Difference}
 				for _, q := range r.Require {
 					if q.Verdict != model.VerdictHolds && r.Verdict == model.VerdictNotMeasurable {
-						rv.Precondition = q.Verdict
+						rv.Precondition, rv.PreconditionReason = q.Verdict, q.Reason
 						break
 					}
 				}
