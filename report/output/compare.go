@@ -53,12 +53,15 @@ func compareMarkdown(runs []Run, jobs []Plot) string {
 	var b strings.Builder
 	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	w("# Comparison of %d runs\n\n", len(runs))
-	w("| | run | scenario | valid | outcome | claims |\n|---|---|---|---|---|---|\n")
+	w("| | run | scenario | valid | outcome | claims | send lag p99 (ms) |\n|---|---|---|---|---|---|---|\n")
 	for i, r := range runs {
 		s := r.S
-		w("| %s | %s | %s | %t | %s | %s |\n", runLabel(i), s.RunID, s.Scenario, s.Valid, s.Verdict.Outcome, countsText(s.Verdict.Counts))
+		w("| %s | %s | %s | %t | %s | %s | %s |\n", runLabel(i), s.RunID, s.Scenario, s.Valid, s.Verdict.Outcome, countsText(s.Verdict.Counts), ms2(worstLag(s)))
 	}
 	w("\n")
+	if m := machineMoments(runs); m != "" {
+		w("%s\n\n", m)
+	}
 	if len(runs) > 1 {
 		est := estimators(runs)
 		w("Every change is a later run's figure minus run 1's, with its 95%% interval from the verdict engine (the runs resampled independently): a change whose interval excludes 0 is one the runs' own variation does not explain.\n\n")
@@ -257,4 +260,51 @@ func phaseOnly(reps []*model.Configuration, phase, ep string) []*model.Configura
 		out[i] = cc
 	}
 	return out
+}
+
+// worstLag is the largest send-lag p99 (ms) of any endpoint of any configuration run of s: how
+// busy the machine was at the run's worst moment, as the load generator saw it.
+func worstLag(s *model.Summary) float64 {
+	worst := 0.0
+	for _, c := range s.Configurations {
+		for _, e := range c.Endpoints {
+			worst = max(worst, e.LagP99MS)
+		}
+	}
+	return worst
+}
+
+// lagApart is how many times larger one run's worst send-lag p99 must be than another's, and
+// lagNoticeMS how large it must be (about this kind of machine's own timer noise at p99), before
+// compare.md says the runs met the machine at different moments.
+const (
+	lagApart    = 4.0
+	lagNoticeMS = 1.0
+)
+
+// machineMoments says, when the runs' worst send-lag p99s are lagApart apart and the larger is
+// over lagNoticeMS, that the machine was busier in one run than in another: a change of a
+// millisecond-scale figure between them may be the machine's, beyond what the declared noise
+// floor (two runs on a comparably loaded machine) covers. "" when the runs are alike.
+func machineMoments(runs []Run) string {
+	if len(runs) < 2 {
+		return ""
+	}
+	lo, hi := 0, 0
+	for i, r := range runs {
+		if worstLag(r.S) < worstLag(runs[lo].S) {
+			lo = i
+		}
+		if worstLag(r.S) > worstLag(runs[hi].S) {
+			hi = i
+		}
+	}
+	l, h := worstLag(runs[lo].S), worstLag(runs[hi].S)
+	if h <= lagNoticeMS || h < lagApart*l {
+		return ""
+	}
+	return fmt.Sprintf("The machine was busier in %s than in %s: its load generator's send lag reached %s ms at p99 against %s ms. "+
+		"The noise floor that widens these changes was measured between runs on a comparably loaded machine, so a change of a few "+
+		"milliseconds between these two may be the machine's, not the system's: rerun them at quiet moments before reading one.",
+		runLabel(hi), runLabel(lo), ms2(h), ms2(l))
 }

@@ -9,6 +9,9 @@ import (
 
 func f1(v float64) string { return fmt.Sprintf("%.1f", v) }
 
+// ms2 writes a small duration in ms with two decimals (a send lag of 0.41 ms reads apart from 0).
+func ms2(v float64) string { return fmt.Sprintf("%.2f", v) }
+
 // f1n is f1 for a figure over n requests: "–" when there were none, rather than a 0.0 that reads
 // as a measured latency.
 func f1n(v float64, n int) string {
