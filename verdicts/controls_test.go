@@ -3,6 +3,9 @@ package verdicts
 import (
 	"context"
 	"fmt"
+	"math"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -252,10 +255,19 @@ func build(t *testing.T, c control) *scenarios.Scenario {
 // unjudged run.
 func judge(t *testing.T, sc *scenarios.Scenario) *model.Summary {
 	t.Helper()
+	s, _ := judgeWith(t, sc, experiment.Options{})
+	return s
+}
+
+// judgeWith is judge with the run's options (its load layout, its executable); the results root
+// and the lag limit are judge's. It also returns how many configuration runs ran at once.
+func judgeWith(t *testing.T, sc *scenarios.Scenario, opts experiment.Options) (*model.Summary, int) {
+	t.Helper()
 	const tries = 3
 	var invalid []string
 	for try := 1; try <= tries; try++ {
-		res, err := experiment.Run(context.Background(), sc, experiment.Options{ResultsRoot: t.TempDir(), LagLimit: 10 * time.Millisecond})
+		opts.ResultsRoot, opts.LagLimit = t.TempDir(), 10*time.Millisecond
+		res, err := experiment.Run(context.Background(), sc, opts)
 		if err != nil {
 			t.Fatalf("run: %v", err)
 		}
@@ -264,13 +276,13 @@ func judge(t *testing.T, sc *scenarios.Scenario) *model.Summary {
 			t.Fatalf("analyze: %v", err)
 		}
 		if s.Valid {
-			return s
+			return s, res.Parallel
 		}
 		invalid = s.Invalid
 		t.Logf("try %d of %d is invalid, so it cannot serve as a control: %v", try, tries, s.Invalid)
 	}
 	testenv.SkipOrFail(t, "no valid run in %d tries (the machine is too busy to judge): %v", tries, invalid)
-	return nil
+	return nil, 0
 }
 
 // TestNegativeControls runs each variant and checks that none of its target claims holds. The
@@ -314,8 +326,16 @@ func TestNegativeControls(t *testing.T) {
 // two that ran after, at lag p99 0.4-0.7 ms) and P4-p99-gap's precondition were undecided too.
 // Run alone, all five held every claim (19:33 and 19:47 UTC). Beside other work the run is still
 // valid (lag under 10 ms) and its verdict over all five held every claim.
+//
+// Its load layout is make run's too: each configuration's load generator a child process of a
+// built bulkhead (`bulkhead attack`), so the runner starts six configuration runs at once
+// (experiment.DefaultParallel) where the in-process layout starts three.
 func TestPositiveControl(t *testing.T) {
-	testenv.Long(t, "runs the hypothesis's shared and split layouts end to end (about five minutes)")
+	testenv.Long(t, "builds bulkhead and runs the hypothesis's shared and split layouts end to end (about three minutes)")
+	bin := filepath.Join(t.TempDir(), "bulkhead")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/bulkheadlab/bulkhead/cmd/bulkhead").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
 	sc, err := scenarios.Open("hypothesis")
 	if err != nil {
 		t.Fatal(err)
@@ -323,7 +343,17 @@ func TestPositiveControl(t *testing.T) {
 	if _, err := sc.Override(scenarios.Overrides{Only: []string{"shared", "split"}}); err != nil {
 		t.Fatal(err)
 	}
-	s := judge(t, sc)
+	s, parallel := judgeWith(t, sc, experiment.Options{Load: experiment.LoadProcess, Executable: bin})
+	if want := 6; parallel != want {
+		t.Errorf("ran %d configuration runs at once, want make run's %d", parallel, want)
+	}
+	lo, hi := math.Inf(1), 0.0
+	for _, c := range s.Configurations {
+		for _, e := range c.Endpoints {
+			lo, hi = min(lo, e.LagP99MS), max(hi, e.LagP99MS)
+		}
+	}
+	t.Logf("%d configuration runs, %d at once; send-lag p99 %.2f-%.2f ms", len(s.Configurations), parallel, lo, hi)
 	for _, cl := range s.Verdict.Claims {
 		t.Logf("%s %s: %s", cl.ID, cl.Verdict, cl.Reason)
 		if cl.Verdict != model.VerdictHolds {
