@@ -290,16 +290,12 @@ func machineMoments(runs []Run) string {
 	if len(runs) < 2 {
 		return ""
 	}
-	lo, hi := 0, 0
+	lags := make([]float64, len(runs))
 	for i, r := range runs {
-		if worstLag(r.S) < worstLag(runs[lo].S) {
-			lo = i
-		}
-		if worstLag(r.S) > worstLag(runs[hi].S) {
-			hi = i
-		}
+		lags[i] = worstLag(r.S)
 	}
-	l, h := worstLag(runs[lo].S), worstLag(runs[hi].S)
+	lo, hi := slices.Index(lags, slices.Min(lags)), slices.Index(lags, slices.Max(lags))
+	l, h := lags[lo], lags[hi]
 	if h <= lagNoticeMS || h < lagApart*l {
 		return ""
 	}
