@@ -321,9 +321,12 @@ func createRunFolder(sc *scenarios.Scenario, opts Options) (dir, id string, ran 
 	return dir, id, ran, nil
 }
 
-// executeAll executes plans, n at a time, into dir, and returns each plan's manifest (nil for a
-// plan that did not start) and the first error. After an error or a cancelled ctx it starts no
-// further plan; the running ones end on their own (or, cancelled, stop their load).
+// executeAll executes plans in batches of n, in order, into dir, and returns each plan's
+// manifest (nil for a plan that did not start) and the first error. A batch starts when every
+// configuration run of the one before it has ended, so runs that share a moment on the machine
+// are exactly the runs of one batch (DefaultParallel makes a batch hold whole repetitions). After
+// an error or a cancelled ctx it starts no further batch; the running ones end on their own (or,
+// cancelled, stop their load).
 func executeAll(ctx context.Context, plans []*Plan, dir string, n int, opts Options) ([]*rundir.Manifest, error) {
 	manifests := make([]*rundir.Manifest, len(plans))
 	b := newBoard(plans, n, opts)
@@ -331,40 +334,36 @@ func executeAll(ctx context.Context, plans []*Plan, dir string, n int, opts Opti
 	var (
 		mu       sync.Mutex
 		firstErr error
-		wg       sync.WaitGroup
 	)
-	slots := make(chan struct{}, n)
-	for i, p := range plans {
-		slots <- struct{}{}
+	n = max(n, 1)
+	for start := 0; start < len(plans); start += n {
 		mu.Lock()
 		failed := firstErr != nil
 		mu.Unlock()
 		if failed || ctx.Err() != nil {
-			<-slots
 			break
 		}
-		wg.Add(1)
-		go func() {
-			defer func() { <-slots; wg.Done() }()
-			m, err := execute(ctx, p, filepath.Join(dir, p.Folder), n, opts, b.slot(i))
-			manifests[i] = m
-			if n == 1 {
-				releaseMemory() // nothing else runs: the next configuration starts from a lean process
-			}
-			// An error while the run is being interrupted (a start cut short by the cancelled
-			// context, say) is the interruption, not a failure of this configuration.
-			if err != nil && !errors.Is(err, ErrInterrupted) && ctx.Err() == nil {
-				mu.Lock()
-				if firstErr == nil {
-					firstErr = fmt.Errorf("configuration %s: %w", p.Folder, err)
+		var wg sync.WaitGroup
+		for i := start; i < min(start+n, len(plans)); i++ {
+			p := plans[i]
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				m, err := execute(ctx, p, filepath.Join(dir, p.Folder), n, opts, b.slot(i))
+				manifests[i] = m
+				// An error while the run is being interrupted (a start cut short by the cancelled
+				// context, say) is the interruption, not a failure of this configuration.
+				if err != nil && !errors.Is(err, ErrInterrupted) && ctx.Err() == nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = fmt.Errorf("configuration %s: %w", p.Folder, err)
+					}
+					mu.Unlock()
 				}
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
-	if n > 1 {
-		releaseMemory() // every configuration has ended: the report starts from a lean process
+			}()
+		}
+		wg.Wait()
+		releaseMemory() // nothing runs between batches: the next starts from a lean process
 	}
 	return manifests, firstErr
 }

@@ -217,6 +217,39 @@ func TestRunInterruptedLeavesPartialResults(t *testing.T) {
 	}
 }
 
+// Configuration runs at once run in batches: with two at once over two configurations and two
+// repetitions, repetition 1's two runs share the machine, and repetition 2's start only when both
+// have ended, so no configuration meets a moment the other does not.
+func TestRunInBatches(t *testing.T) {
+	testenv.Long(t, "runs the smoke scenario twice over (about 8 s)")
+	sc := smoke(t)
+	sc.Repetitions = 2
+	res, err := experiment.Run(context.Background(), sc, experiment.Options{ResultsRoot: t.TempDir(), Parallel: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]rundir.Manifest{}
+	for _, f := range []string{"shared-r1", "split-r1", "shared-r2", "split-r2"} {
+		m[f] = readManifest(t, filepath.Join(res.Dir, f))
+	}
+	firstEnded := maxTime(m["shared-r1"].Ended, m["split-r1"].Ended)
+	for _, f := range []string{"shared-r2", "split-r2"} {
+		if !m[f].Started.After(firstEnded) {
+			t.Errorf("%s started at %v, before repetition 1's last run ended at %v", f, m[f].Started, firstEnded)
+		}
+	}
+	if d := m["shared-r1"].Started.Sub(m["split-r1"].Started).Abs(); d > time.Second {
+		t.Errorf("repetition 1's runs started %v apart; want together", d)
+	}
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
 // Two runs never share a folder, so earlier results are never overwritten.
 func TestRunNeverReusesAFolder(t *testing.T) {
 	root := t.TempDir()

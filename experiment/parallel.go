@@ -46,10 +46,11 @@ func Parallel(sc *scenarios.Scenario, plans []*Plan, requested, cpus int, load s
 }
 
 // DefaultParallel picks how many of plans run at once on cpus cores: as many as the cores'
-// request budget (parallelBudget per core, for the load layout load) holds at the plans' peak total rate, at least 1 and
-// at most len(plans). A scenario whose single configuration already exceeds the budget, or
-// whose configurations own ownWorkersFrom worker goroutines or more (their memory is measured),
-// runs one configuration at a time.
+// request budget (parallelBudget per core, for the load layout load) holds at the plans' peak
+// total rate, at least 1 and at most len(plans), rounded down to whole repetitions (wholeRepetitions).
+// A scenario whose single configuration already exceeds the budget, or whose configurations own
+// ownWorkersFrom worker goroutines or more (their memory is measured), runs one configuration at a
+// time.
 func DefaultParallel(plans []*Plan, cpus int, load string) int {
 	if len(plans) == 0 {
 		return 1
@@ -65,7 +66,31 @@ func DefaultParallel(plans []*Plan, cpus int, load string) int {
 	if peak > 0 {
 		n = min(n, int(parallelBudget(load)*float64(max(cpus, 1))/peak))
 	}
-	return max(n, 1)
+	return wholeRepetitions(max(n, 1), configurations(plans))
+}
+
+// wholeRepetitions rounds n configuration runs at once down to a multiple of configs (the
+// scenario's configurations), when at least configs fit: executeAll runs the plans (repetitions
+// outermost) in batches of n, and a batch that holds every configuration equally often lets each
+// meet the machine's moments equally. With three at once over two configurations, aa1 ran
+// repetitions 1 and 2 in the first batch and aa2 repetitions 2 and 3 in the second: the two
+// identical configurations of the A/A run met the two moments unequally, and 3 of 49 of their
+// differences held (docs/measurements.md, 2026-12-02 20:46 UTC). Fewer than configs at once keep
+// n: each batch then holds each configuration at most once, as one at a time does.
+func wholeRepetitions(n, configs int) int {
+	if configs <= 1 || n < configs {
+		return n
+	}
+	return n / configs * configs
+}
+
+// configurations counts the distinct configurations plans run.
+func configurations(plans []*Plan) int {
+	seen := map[string]bool{}
+	for _, p := range plans {
+		seen[p.Configuration.Name] = true
+	}
+	return len(seen)
 }
 
 // ownWorkers counts the worker goroutines p's configuration starts.

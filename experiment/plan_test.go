@@ -214,7 +214,8 @@ func TestPlansOrderAndSeeds(t *testing.T) {
 	}
 }
 
-// DefaultParallel runs as many configurations at once as the cores' request budget holds, one
+// DefaultParallel runs as many configurations at once as the cores' request budget holds, in
+// whole repetitions (every configuration equally often) when the budget holds one of each, one
 // at a time when a configuration alone exceeds it or owns many worker goroutines.
 func TestDefaultParallel(t *testing.T) {
 	plansOf := func(sc *scenarios.Scenario) []*Plan {
@@ -228,6 +229,7 @@ func TestDefaultParallel(t *testing.T) {
 	hyp.Repetitions = 1
 	hyp3 := seed004(t)
 	hyp3.Repetitions = 3
+	hyp4 := open(t, "hypothesis") // four configurations, five repetitions
 	fast := seed004(t)
 	fast.Repetitions = 1
 	fast.Load.Rate = 1000
@@ -242,10 +244,12 @@ func TestDefaultParallel(t *testing.T) {
 		want  int
 	}{
 		{"hypothesis (100/s) on 2 cores: both configurations at once", plansOf(hyp), 2, LoadInProcess, 2},
-		{"three repetitions: three of the six at once", plansOf(hyp3), 2, LoadInProcess, 3},
+		{"three repetitions: the three the budget holds, rounded down to whole repetitions", plansOf(hyp3), 2, LoadInProcess, 2},
 		{"load generators in their own processes: all six at once", plansOf(hyp3), 2, LoadProcess, 6},
 		{"one core holds one", plansOf(hyp3), 1, LoadInProcess, 1},
-		{"one core holds three with the load in its own processes", plansOf(hyp3), 1, LoadProcess, 3},
+		{"one core holds three with the load in its own processes: one repetition of each", plansOf(hyp3), 1, LoadProcess, 2},
+		{"four configurations, six held: four at once (one repetition of each)", plansOf(hyp4), 2, LoadProcess, 4},
+		{"four configurations, three held: three at once (none twice)", plansOf(hyp4), 2, LoadInProcess, 3},
 		{"eight cores hold all six", plansOf(hyp3), 8, LoadInProcess, 6},
 		{"2000/s per configuration exceeds the budget: one at a time", plansOf(fast), 2, LoadInProcess, 1},
 		{"2000/s exceeds the process layout's budget too", plansOf(fast), 2, LoadProcess, 1},
@@ -277,9 +281,10 @@ func TestParallel(t *testing.T) {
 		want      int
 		err       string
 	}{
-		{"default on 2 cores", hyp3, 0, LoadInProcess, 3, ""},
+		{"default on 2 cores: whole repetitions", hyp3, 0, LoadInProcess, 2, ""},
 		{"default on 2 cores, load in its own processes", hyp3, 0, LoadProcess, 6, ""},
 		{"asked for one", hyp3, 1, LoadProcess, 1, ""},
+		{"asked for three: three, as asked", hyp3, 3, LoadProcess, 3, ""},
 		{"asked for more than there are plans", hyp3, 9, LoadInProcess, 6, ""},
 		{"fixed listen addresses, default: one at a time", fixed, 0, LoadProcess, 1, ""},
 		{"fixed listen addresses, asked for two", fixed, 2, LoadProcess, 0, "fixes its dependencies' listen addresses"},
@@ -304,9 +309,13 @@ func TestParallel(t *testing.T) {
 	}
 }
 
-// The estimated wall time places the time lines on the parallel slots in order.
+// The estimated wall time runs the time lines in batches of parallel, each batch as long as its
+// longest, as executeAll does.
 func TestMakespan(t *testing.T) {
 	p := func(d time.Duration) *Plan { return &Plan{Duration: d} }
+	if got, want := makespan([]*Plan{p(65 * time.Second), p(80 * time.Second), p(65 * time.Second)}, 2), 145*time.Second; got != want {
+		t.Errorf("makespan(65 s, 80 s, 65 s; 2) = %v, want %v", got, want)
+	}
 	plans := []*Plan{p(65 * time.Second), p(65 * time.Second), p(65 * time.Second)}
 	for _, tt := range []struct {
 		parallel int

@@ -316,20 +316,17 @@ func phaseAt(p *Plan, elapsed time.Duration) string {
 	return "end"
 }
 
-// makespan estimates a run's wall time: the plans' time lines placed in order on parallel slots,
-// each starting when a slot frees up.
+// makespan estimates a run's wall time as executeAll spends it: the plans in batches of
+// parallel, each batch as long as its longest time line.
 func makespan(plans []*Plan, parallel int) time.Duration {
-	free := make([]time.Duration, max(parallel, 1))
+	n := max(parallel, 1)
 	var end time.Duration
-	for _, p := range plans {
-		k := 0
-		for i := range free {
-			if free[i] < free[k] {
-				k = i
-			}
+	for start := 0; start < len(plans); start += n {
+		var longest time.Duration
+		for _, p := range plans[start:min(start+n, len(plans))] {
+			longest = max(longest, p.Duration)
 		}
-		free[k] += p.Duration
-		end = max(end, free[k])
+		end += longest
 	}
 	return end
 }

@@ -86,8 +86,8 @@ func aaScenario(t *testing.T) *scenarios.Scenario {
 }
 
 // aaRun runs sc (parallel configuration runs at once, 0 for the default) until valid, up to
-// three tries, and returns its folder and summary.
-func aaRun(t *testing.T, sc *scenarios.Scenario, parallel int) (string, *model.Summary) {
+// three tries, and returns its folder, its summary and how many configuration runs ran at once.
+func aaRun(t *testing.T, sc *scenarios.Scenario, parallel int) (string, *model.Summary, int) {
 	t.Helper()
 	var invalid []string
 	for try := 1; try <= 3; try++ {
@@ -100,13 +100,13 @@ func aaRun(t *testing.T, sc *scenarios.Scenario, parallel int) (string, *model.S
 			t.Fatalf("analyze: %v", err)
 		}
 		if s.Valid {
-			return res.Dir, s
+			return res.Dir, s, res.Parallel
 		}
 		invalid = s.Invalid
 		t.Logf("try %d is invalid: %v", try, s.Invalid)
 	}
 	testenv.SkipOrFail(t, "no valid A/A run in 3 tries (the machine is too busy): %v", invalid)
-	return "", nil
+	return "", nil, 0
 }
 
 // falseHolds counts the comparisons of a judged A/A run (both directions measurable) and those
@@ -152,10 +152,14 @@ func TestAACalibration(t *testing.T) {
 	dirs := map[string]string{}
 	sums := map[string]*model.Summary{}
 	for _, k := range []kind{{"at once", 0}, {"one at a time (--parallel 1)", 1}} {
-		dir, s := aaRun(t, sc, k.parallel)
+		dir, s, at := aaRun(t, sc, k.parallel)
 		dirs[k.name], sums[k.name] = dir, s
+		// At once by default is whole repetitions: aa1 and aa2 of one repetition side by side.
+		if k.parallel == 0 && at != 2 {
+			t.Errorf("A/A %s: %d configuration runs at once, want 2 (one repetition of each configuration)", k.name, at)
+		}
 		n, h, which := falseHolds(s)
-		t.Logf("A/A %s: a difference holds in %d of %d comparisons (%.1f%%) %v", k.name, h, n, 100*float64(h)/float64(max(n, 1)), which)
+		t.Logf("A/A %s (%d at once): a difference holds in %d of %d comparisons (%.1f%%) %v", k.name, at, h, n, 100*float64(h)/float64(max(n, 1)), which)
 		if n < 40 {
 			t.Errorf("A/A %s: %d comparisons measurable, want at least 40", k.name, n)
 		}

@@ -328,8 +328,8 @@ func TestNegativeControls(t *testing.T) {
 // valid (lag under 10 ms) and its verdict over all five held every claim.
 //
 // Its load layout is make run's too: each configuration's load generator a child process of a
-// built bulkhead (`bulkhead attack`), so the runner starts six configuration runs at once
-// (experiment.DefaultParallel) where the in-process layout starts three.
+// built bulkhead (`bulkhead attack`), so the runner starts six configuration runs at once, three
+// repetitions of each layout (experiment.DefaultParallel), where the in-process layout starts two.
 func TestPositiveControl(t *testing.T) {
 	testenv.Long(t, "builds bulkhead and runs the hypothesis's shared and split layouts end to end (about three minutes)")
 	bin := filepath.Join(t.TempDir(), "bulkhead")
@@ -345,7 +345,7 @@ func TestPositiveControl(t *testing.T) {
 	}
 	s, parallel := judgeWith(t, sc, experiment.Options{Load: experiment.LoadProcess, Executable: bin})
 	if want := 6; parallel != want {
-		t.Errorf("ran %d configuration runs at once, want make run's %d", parallel, want)
+		t.Errorf("ran %d configuration runs at once, want the process layout's %d (three repetitions of each layout)", parallel, want)
 	}
 	lo, hi := math.Inf(1), 0.0
 	for _, c := range s.Configurations {
