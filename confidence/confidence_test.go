@@ -284,3 +284,23 @@ func TestShiftingSecondsBoundAQuantile(t *testing.T) {
 		}
 	}
 }
+
+// Two figures of three repetitions each that agree closely within each configuration differ,
+// by their spread, by 0.25; with a grain of 0.3 on each the difference is no longer told from
+// zero, while one of 2 still is.
+func TestGrainKeepsDifferencesWithinItUndecided(t *testing.T) {
+	diff := func(gap, grain float64) Estimate {
+		a := &Figure{Group: "aa1", Reps: []float64{5.00, 5.01, 5.02}, Grain: grain}
+		b := &Figure{Group: "aa2", Reps: []float64{5.00 + gap, 5.01 + gap, 5.02 + gap}, Grain: grain}
+		return Combine(a.Value()-b.Value(), []Term{{Coef: 1, Figure: a}, {Coef: -1, Figure: b}})
+	}
+	if e := diff(0.25, 0); e.Hi >= 0 {
+		t.Errorf("0.25 apart without a grain: %v, want an interval below 0", e)
+	}
+	if e := diff(0.25, 0.3); e.Lo >= 0 || e.Hi <= 0 {
+		t.Errorf("0.25 apart with a grain of 0.3: %v, want an interval around 0", e)
+	}
+	if e := diff(2, 0.3); e.Hi >= 0 {
+		t.Errorf("2 apart with a grain of 0.3: %v, want an interval below 0", e)
+	}
+}

@@ -59,6 +59,13 @@ type Figure struct {
 	// on the machine, so their spread cannot show it. Set when two runs are compared (a declared
 	// noise floor); it adds to the figure's variance whatever the number of repetitions.
 	Shift float64
+	// Grain is the smallest change of the figure the run's clock can tell, as a 95% half-width in
+	// the figure's unit: for a latency, how late the run's own timers fired (its load generator's
+	// send-lag p99). Every timer of a run, the fake dependencies' and the service's included, is
+	// late by about as much, so a whole run's latencies can sit that far off another run's for
+	// the machine's sake alone. Like Shift it adds to the variance whatever the number of
+	// repetitions: two figures less than their grains apart are not told apart. 0 means none.
+	Grain float64
 }
 
 // Counts are a rate's numerator and denominator over every repetition.
@@ -125,6 +132,10 @@ func Combine(value float64, terms []Term) Estimate {
 		}
 		if t.Shift > 0 {
 			p.Shift += t.Coef * t.Coef * t.Shift * t.Shift
+		}
+		if t.Grain > 0 {
+			g := t.Coef * t.Grain / z975
+			p.Shift += g * g
 		}
 		if len(t.Reps) == 1 && len(t.Across) < 2 && (t.Floor > 0 || t.FloorKnown) {
 			p.FloorKnown = true

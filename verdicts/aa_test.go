@@ -3,6 +3,7 @@ package verdicts
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -109,6 +110,17 @@ func aaRun(t *testing.T, sc *scenarios.Scenario, parallel int) (string, *model.S
 	return "", nil, 0
 }
 
+// lagRange is the smallest and largest send-lag p99 of the run's endpoints, in ms.
+func lagRange(s *model.Summary) (lo, hi float64) {
+	lo = math.Inf(1)
+	for _, c := range s.Configurations {
+		for _, e := range c.Endpoints {
+			lo, hi = min(lo, e.LagP99MS), max(hi, e.LagP99MS)
+		}
+	}
+	return lo, hi
+}
+
 // falseHolds counts the comparisons of a judged A/A run (both directions measurable) and those
 // where a direction holds, and lists the latter.
 func falseHolds(s *model.Summary) (comparisons, holds int, which []string) {
@@ -159,7 +171,8 @@ func TestAACalibration(t *testing.T) {
 			t.Errorf("A/A %s: %d configuration runs at once, want 2 (one repetition of each configuration)", k.name, at)
 		}
 		n, h, which := falseHolds(s)
-		t.Logf("A/A %s (%d at once): a difference holds in %d of %d comparisons (%.1f%%) %v", k.name, at, h, n, 100*float64(h)/float64(max(n, 1)), which)
+		lo, hi := lagRange(s)
+		t.Logf("A/A %s (%d at once, send-lag p99 %.2f-%.2f ms): a difference holds in %d of %d comparisons (%.1f%%) %v", k.name, at, lo, hi, h, n, 100*float64(h)/float64(max(n, 1)), which)
 		if n < 40 {
 			t.Errorf("A/A %s: %d comparisons measurable, want at least 40", k.name, n)
 		}

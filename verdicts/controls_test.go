@@ -3,7 +3,6 @@ package verdicts
 import (
 	"context"
 	"fmt"
-	"math"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -347,12 +346,7 @@ func TestPositiveControl(t *testing.T) {
 	if want := 6; parallel != want {
 		t.Errorf("ran %d configuration runs at once, want the process layout's %d (three repetitions of each layout)", parallel, want)
 	}
-	lo, hi := math.Inf(1), 0.0
-	for _, c := range s.Configurations {
-		for _, e := range c.Endpoints {
-			lo, hi = min(lo, e.LagP99MS), max(hi, e.LagP99MS)
-		}
-	}
+	lo, hi := lagRange(s)
 	t.Logf("%d configuration runs, %d at once; send-lag p99 %.2f-%.2f ms", len(s.Configurations), parallel, lo, hi)
 	for _, cl := range s.Verdict.Claims {
 		t.Logf("%s %s: %s", cl.ID, cl.Verdict, cl.Reason)

@@ -23,6 +23,8 @@ import (
 //   - a comparison (minus:, over:, than:) is linearised at the figures' values and each
 //     configuration's part keeps its own repetitions (Welch-Satterthwaite degrees of freedom):
 //     both sides' variation between repetitions counts;
+//   - a latency figure has a grain: how late the run's timers fired (its send-lag p99), which
+//     adds to its variance whatever the number of repetitions (confidence.Figure.Grain);
 //   - with one repetition there is no spread between runs to read: the interval holds the run's
 //     own noise only, and a claim comparing configurations is held inconclusive unless a noise
 //     floor stands in for the missing spread (one the scenario declared, or, when each
@@ -35,7 +37,9 @@ const MethodText = "95% intervals: a figure is measured in each repetition and a
 	"over the repetitions (R-1 degrees of freedom; Welch-Satterthwaite across configurations), so it contains the " +
 	"variation between runs, floored by the noise within each run (1 s blocks as clusters, corrected for few blocks " +
 	"and for correlation between consecutive seconds; fewer than 6 blocks give no within-run interval). Latency figures " +
-	"are of successes; failures and rejections have their own (failure_*, rejected_*). A rate's interval is Wilson's on " +
+	"are of successes; failures and rejections have their own (failure_*, rejected_*), and none is finer than the run's " +
+	"timers: its interval is widened by the send-lag p99 the run's load generators measured, so two latencies closer " +
+	"than how late the machine fired its timers are not told apart. A rate's interval is Wilson's on " +
 	"its effective sample size (never zero-width: 150 of 150 bound the failure rate only below 2.5%); a quantile has no " +
 	"upper end when fewer than enough effective requests lie above it (a p99 needs 368), and one held to a number is " +
 	"then judged at the number (p99 <= 50 ms holds when the share of values <= 50 ms is at least 0.99 by its interval); " +
@@ -207,6 +211,9 @@ func (e *engine) computeWith(m claim.Measure, impl metricImpl, entry *claim.Metr
 			return nil, fmt.Sprintf("%s: %s in %s", describeMeasure(m), why, repName(c, len(members))), ""
 		}
 		sp := impl.spread(x, mc, v)
+		if entry != nil && entry.Unit == claim.UnitMS {
+			fig.Grain += timerLateness(c) / float64(len(members))
+		}
 		fig.Reps = append(fig.Reps, v)
 		if sp.scores != nil {
 			fig.Scores = append(fig.Scores, sp.scores)
@@ -264,6 +271,19 @@ func (e *engine) computeWith(m claim.Measure, impl metricImpl, entry *claim.Metr
 		}
 	}
 	return fig, "", note
+}
+
+// timerLateness is how late configuration run c's timers fired, in ms: the largest send-lag
+// p99 of its endpoints' load generators. It is the grain of the run's latencies
+// (confidence.Figure.Grain): in the A/A run one at a time, p99s and p90s of two identical
+// configurations 0.1-0.27 ms apart held as differences (2026-12-03; such runs here had send-lag p99s of 0.17-0.88 ms), though
+// nothing but the moments the runs met set them apart.
+func timerLateness(c *model.Configuration) float64 {
+	lag := 0.0
+	for _, e := range c.Endpoints {
+		lag = math.Max(lag, e.LagP99MS)
+	}
+	return lag
 }
 
 // floorFor returns the floor declared for a metric, by its name or the name it is an alias of.

@@ -104,3 +104,27 @@ func TestDeltaWidenedByTheDeclaredFloor(t *testing.T) {
 		t.Errorf("delta with a 20%% floor on each side = %v, want an interval containing 0", d)
 	}
 }
+
+// A latency figure is no finer than the run's timers: its interval is widened by the send-lag
+// p99 its load generators measured, a rate's is not.
+func TestLatencyIsNoFinerThanTheRunsTimers(t *testing.T) {
+	quiet := oneRun(50, 5, 10*time.Millisecond)
+	late := oneRun(50, 5, 10*time.Millisecond)
+	late.Configurations[0].Endpoints = []model.EndpointRun{{Path: "/x", LagP99MS: 0.4}, {Path: "/y", LagP99MS: 3}}
+	width := func(s *model.Summary, m claim.Measure) float64 {
+		iv, why := NewEstimator(s).Estimate(m)
+		if iv == nil || iv.Lo == nil || iv.Hi == nil {
+			t.Fatalf("%s: %v (%s), want a closed interval", m.Metric, iv, why)
+		}
+		return *iv.Hi - *iv.Lo
+	}
+	q, l := width(quiet, xp99), width(late, xp99)
+	// The largest lag (3 ms) as a 95% half-width, added in quadrature.
+	if want := 2 * 3.0; l < want || l*l < q*q+want*want*0.99 {
+		t.Errorf("p99 of successes: width %.3f ms with timers 3 ms late, %.3f ms on time; want at least %.1f ms and the two in quadrature", l, q, want)
+	}
+	sr := claim.Measure{Metric: "success_rate", Configuration: "c", Phase: "p", Endpoint: "/x"}
+	if q, l := width(quiet, sr), width(late, sr); q != l {
+		t.Errorf("success rate: width %v with late timers, %v without; want the same", l, q)
+	}
+}
