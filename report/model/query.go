@@ -50,6 +50,16 @@ func (s *Summary) BucketWidth() time.Duration {
 	return w
 }
 
+// WorstLagP99MS is the largest send-lag p99 (ms) of c's endpoints: how late the run's timers
+// fired at its worst, as its load generators saw it.
+func (c *Configuration) WorstLagP99MS() float64 {
+	worst := 0.0
+	for _, e := range c.Endpoints {
+		worst = max(worst, e.LagP99MS)
+	}
+	return worst
+}
+
 // Phase returns c's phase called name, nil when there is none.
 func (c *Configuration) Phase(name string) *Phase {
 	for i := range c.Phases {

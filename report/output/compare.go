@@ -266,10 +266,8 @@ func phaseOnly(reps []*model.Configuration, phase, ep string) []*model.Configura
 // busy the machine was at the run's worst moment, as the load generator saw it.
 func worstLag(s *model.Summary) float64 {
 	worst := 0.0
-	for _, c := range s.Configurations {
-		for _, e := range c.Endpoints {
-			worst = max(worst, e.LagP99MS)
-		}
+	for i := range s.Configurations {
+		worst = max(worst, s.Configurations[i].WorstLagP99MS())
 	}
 	return worst
 }

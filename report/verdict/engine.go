@@ -212,7 +212,10 @@ func (e *engine) computeWith(m claim.Measure, impl metricImpl, entry *claim.Metr
 		}
 		sp := impl.spread(x, mc, v)
 		if entry != nil && entry.Unit == claim.UnitMS {
-			fig.Grain += timerLateness(c) / float64(len(members))
+			// The grain of a latency: how late the run's timers fired. In the A/A run one at a
+			// time, p99s and p90s of two identical configurations 0.1-0.27 ms apart held as
+			// differences (2026-12-03) though only the moments the runs met set them apart.
+			fig.Grain += c.WorstLagP99MS() / float64(len(members))
 		}
 		fig.Reps = append(fig.Reps, v)
 		if sp.scores != nil {
@@ -271,19 +274,6 @@ func (e *engine) computeWith(m claim.Measure, impl metricImpl, entry *claim.Metr
 		}
 	}
 	return fig, "", note
-}
-
-// timerLateness is how late configuration run c's timers fired, in ms: the largest send-lag
-// p99 of its endpoints' load generators. It is the grain of the run's latencies
-// (confidence.Figure.Grain): in the A/A run one at a time, p99s and p90s of two identical
-// configurations 0.1-0.27 ms apart held as differences (2026-12-03; such runs here had send-lag p99s of 0.17-0.88 ms), though
-// nothing but the moments the runs met set them apart.
-func timerLateness(c *model.Configuration) float64 {
-	lag := 0.0
-	for _, e := range c.Endpoints {
-		lag = math.Max(lag, e.LagP99MS)
-	}
-	return lag
 }
 
 // floorFor returns the floor declared for a metric, by its name or the name it is an alias of.
